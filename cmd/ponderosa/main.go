@@ -1,0 +1,124 @@
+// Command ponderosa is a Lichess bot with its own chess engine.
+//
+// With no arguments it speaks UCI on standard input and output, so chess GUIs
+// can run the binary as it is. Subcommands: uci, bot, cego, perft, bench,
+// match, version. Run "ponderosa help" for the list and
+// "ponderosa COMMAND --help" for the flags of one.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Env is what a subcommand may touch of the outside world. Tests build one
+// with pipes and a fake getenv; main builds one from the process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, env *Env) error
+}
+
+// commands is the subcommand table. Each entry's implementation lives in a
+// file named after it.
+var commands = map[string]command{
+	"version": {"print the version and build information", cmdVersion},
+}
+
+// defaultCommand runs when ponderosa is started with no arguments.
+const defaultCommand = "uci"
+
+// errUsage marks an error already explained to the user (flag errors, --help).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	err := run(ctx, os.Args[1:], env)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintf(os.Stderr, "ponderosa: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches to a subcommand. It is main without the process: tests call it.
+func run(ctx context.Context, args []string, env *Env) error {
+	name := defaultCommand
+	if len(args) > 0 {
+		name, args = args[0], args[1:]
+	}
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(env.Stdout)
+		return nil
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "ponderosa: unknown command %q\n\n", name)
+		usage(env.Stderr)
+		return errUsage
+	}
+	return cmd.run(ctx, args, env)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: ponderosa [COMMAND] [FLAGS]")
+	fmt.Fprintln(w, "\nWith no command, ponderosa speaks UCI on standard input and output.")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'ponderosa COMMAND --help' for the flags of a command.")
+}
+
+// newFlagSet returns a flag set that reports errors to env.Stderr and whose
+// usage line names the subcommand.
+func newFlagSet(name, synopsis string, env *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: ponderosa %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into errUsage (already printed).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "ponderosa %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
