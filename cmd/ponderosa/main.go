@@ -35,7 +35,8 @@ type command struct {
 // commands is the subcommand table. Each entry's implementation lives in a
 // file named after it.
 var commands = map[string]command{
-	"version": {"print the version and build information", cmdVersion},
+	"version":     {"print the version and build information", cmdVersion},
+	"healthcheck": {"ask a running bot's status endpoint whether it is healthy", cmdHealthcheck},
 }
 
 // defaultCommand runs when ponderosa is started with no arguments.

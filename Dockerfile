@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Ponderosa: a Lichess bot with its own engine, as a static binary on distroless.
+#   docker build -t ponderosa .
+#   docker run --rm --env-file .env -v ponderosa-pgn:/var/lib/ponderosa ponderosa
+# No token is baked in: pass LICHESS_TOKEN at run time (--env-file or a secret).
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN deploy/build.sh /out/ponderosa "${VERSION}" && /out/ponderosa version && mkdir -p /out/state
+
+# distroless/static has CA certificates, time zone data and a nonroot user, and nothing else.
+FROM gcr.io/distroless/static-debian12:nonroot
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="ponderosa" \
+      org.opencontainers.image.description="Lichess bot service with its own chess engine" \
+      org.opencontainers.image.source="https://github.com/ponderosa-chess/ponderosa" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="MIT"
+COPY --from=build /out/ponderosa /usr/local/bin/ponderosa
+# The PGN directory must belong to the nonroot user (65532) so a fresh named volume does too.
+COPY --from=build --chown=65532:65532 /out/state /var/lib/ponderosa
+ENV PONDEROSA_PGN_DIR=/var/lib/ponderosa \
+    PONDEROSA_STATUS_ADDR=0.0.0.0:8080 \
+    PONDEROSA_LOG_FORMAT=json
+VOLUME ["/var/lib/ponderosa"]
+EXPOSE 8080
+USER nonroot:nonroot
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["/usr/local/bin/ponderosa", "healthcheck", "--addr", "127.0.0.1:8080"]
+ENTRYPOINT ["/usr/local/bin/ponderosa"]
+CMD ["bot"]
