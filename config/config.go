@@ -1,0 +1,206 @@
+// Package config turns environment variables into a validated Config for the
+// bot service.
+//
+// Load reads every setting through a getenv function (os.Getenv in
+// production, a map in tests), applies the documented default to unset or
+// empty variables, and validates everything at once: the returned error joins
+// one line per bad setting, each starting with the variable's name. Loading
+// a .env file is the caller's job (cmd does it with godotenv, which never
+// overrides variables already set in the environment). Settings lists every
+// variable with its default and documentation, for the README and
+// .env.example.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Config is the validated configuration of the bot service.
+type Config struct {
+	// Token is the Lichess API token (LICHESS_TOKEN). It may be empty for
+	// the sandbox; RequireToken checks it for a real run.
+	Token Secret
+	// URL is the Lichess base URL without a trailing slash (LICHESS_URL).
+	URL string
+
+	Engine Engine
+	Policy Policy
+	Game   Game
+	Chat   Chat
+
+	// PGNDir is the folder for one PGN file per finished game; empty = off.
+	PGNDir string
+	// LogFormat is "text" or "json"; LogLevel the minimum level logged.
+	LogFormat string
+	LogLevel  slog.Level
+	// StatusAddr is the host:port of the status/metrics HTTP endpoint;
+	// empty = off.
+	StatusAddr string
+	// Shutdown says what happens to running games on SIGTERM/SIGINT.
+	Shutdown Shutdown
+}
+
+// Engine holds the engine settings.
+type Engine struct {
+	// HashMB is the transposition table size of each game's engine.
+	HashMB int
+	// Threads is the total number of search threads shared by all games;
+	// 0 means one per CPU.
+	Threads int
+	// MoveOverhead is the starting estimate of the time lost per move
+	// between the server's clock and our search (network, posting); the bot
+	// raises it from measured latency.
+	MoveOverhead time.Duration
+	// Ponder lets the engine think on the opponent's time.
+	Ponder bool
+	// CorrespondenceMoveTime is the think time per move in correspondence
+	// and unlimited games.
+	CorrespondenceMoveTime time.Duration
+}
+
+// Policy is the challenge policy.
+type Policy struct {
+	// Variants accepted: a subset of standard, chess960, fromPosition.
+	Variants []string
+	// Speeds accepted among the real-time speeds (ultraBullet, bullet,
+	// blitz, rapid, classical).
+	Speeds []string
+	// Bounds on the initial clock and the increment of real-time games.
+	MinBase, MaxBase, MinIncrement, MaxIncrement time.Duration
+	// Rated and Casual say which modes are accepted.
+	Rated, Casual bool
+	// Bots and Humans say which challengers are accepted.
+	Bots, Humans bool
+	// Allow, when not empty, is the only challengers accepted; Block is
+	// never accepted. Lowercase Lichess ids.
+	Allow, Block []string
+	// MaxGames is the maximum number of games played at once.
+	MaxGames int
+	// QueueSize is how many acceptable challenges are kept waiting while
+	// all game slots are busy; more are declined with "later".
+	QueueSize int
+	// Correspondence and Unlimited enable those time controls.
+	Correspondence, Unlimited bool
+}
+
+// Game holds the in-game behaviour: draws, resignation, takebacks, aborts.
+type Game struct {
+	// AcceptDraws enables accepting draw offers when the score has stayed
+	// within DrawScore centipawns of zero for DrawMoves of our moves, from
+	// move DrawMinMove on.
+	AcceptDraws bool
+	DrawScore   int
+	DrawMoves   int
+	DrawMinMove int
+	// Resign enables resigning when the score has stayed at or below
+	// -ResignScore centipawns for ResignMoves of our moves.
+	Resign      bool
+	ResignScore int
+	ResignMoves int
+	// Takebacks accepts the opponent's takeback requests.
+	Takebacks bool
+	// AbortAfter is how long the bot waits for an opponent's first move
+	// before aborting the game (when Lichess still allows it).
+	AbortAfter time.Duration
+	// ClaimVictory claims the win when the opponent has left the game.
+	ClaimVictory bool
+}
+
+// Chat holds the chat messages. An empty message is not sent. Messages may
+// contain {me} and {opponent}.
+type Chat struct {
+	Greeting, GreetingSpectator string
+	Goodbye, GoodbyeSpectator   string
+	// Commands enables !help, !eval and !name in the chat.
+	Commands bool
+}
+
+// ShutdownMode says what the bot does with running games when it stops.
+type ShutdownMode string
+
+// Shutdown modes.
+const (
+	// ShutdownWait stops accepting challenges and waits for the running
+	// games to end, up to Shutdown.DrainTimeout, then leaves the rest.
+	ShutdownWait ShutdownMode = "wait"
+	// ShutdownLeave finishes the move in progress and exits; the next start
+	// resumes the games.
+	ShutdownLeave ShutdownMode = "leave"
+)
+
+// Shutdown is the graceful shutdown policy.
+type Shutdown struct {
+	Mode         ShutdownMode
+	DrainTimeout time.Duration
+}
+
+// RequireToken reports an error naming LICHESS_TOKEN when it is missing.
+func (c *Config) RequireToken() error {
+	if c.Token.IsZero() {
+		return errors.New("LICHESS_TOKEN: required (create a token with the bot:play scope at https://lichess.org/account/oauth/token)")
+	}
+	return nil
+}
+
+// Load reads and validates every setting. getenv returns "" for an unset
+// variable; unset and empty both mean "use the default". The error, if any,
+// joins one error per invalid setting, each starting with its name.
+func Load(getenv func(string) string) (Config, error) {
+	var c Config
+	var errs []error
+	for i := range settings {
+		s := &settings[i]
+		v := getenv(s.Name)
+		if v == "" {
+			v = s.Default
+		}
+		if err := s.set(&c, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w, got %q", s.Name, err, clip(s, v)))
+		}
+	}
+	errs = append(errs, c.crossCheck()...)
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// clip shortens a bad value for the error message and hides secrets.
+func clip(s *setting, v string) string {
+	if s.secret {
+		return redacted
+	}
+	const max = 60
+	if len(v) > max {
+		return v[:max] + "…"
+	}
+	return v
+}
+
+// crossCheck validates relations between settings.
+func (c *Config) crossCheck() []error {
+	var errs []error
+	p := &c.Policy
+	if p.MinBase > p.MaxBase {
+		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_BASE: must not exceed PONDEROSA_MAX_BASE (%v > %v)", p.MinBase, p.MaxBase))
+	}
+	if p.MinIncrement > p.MaxIncrement {
+		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_INCREMENT: must not exceed PONDEROSA_MAX_INCREMENT (%v > %v)", p.MinIncrement, p.MaxIncrement))
+	}
+	if !p.Rated && !p.Casual {
+		errs = append(errs, errors.New("PONDEROSA_ACCEPT_RATED: PONDEROSA_ACCEPT_RATED and PONDEROSA_ACCEPT_CASUAL cannot both be false"))
+	}
+	if !p.Bots && !p.Humans {
+		errs = append(errs, errors.New("PONDEROSA_ACCEPT_BOTS: PONDEROSA_ACCEPT_BOTS and PONDEROSA_ACCEPT_HUMANS cannot both be false"))
+	}
+	for _, id := range p.Allow {
+		if slices.Contains(p.Block, id) {
+			errs = append(errs, fmt.Errorf("PONDEROSA_ALLOW: %q is also in PONDEROSA_BLOCK", id))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,368 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting describes one environment variable.
+type Setting struct {
+	// Name is the environment variable.
+	Name string
+	// Default is the value used when the variable is unset or empty.
+	Default string
+	// Doc is a one-line description, including the accepted values.
+	Doc string
+}
+
+// Settings returns every known setting with its default and documentation,
+// in a stable order (the order of the README table and .env.example).
+func Settings() []Setting {
+	out := make([]Setting, len(settings))
+	for i, s := range settings {
+		out[i] = Setting{Name: s.Name, Default: s.Default, Doc: s.Doc}
+	}
+	return out
+}
+
+// setting is a Setting plus the function that parses and stores it.
+type setting struct {
+	Setting
+	secret bool
+	set    func(c *Config, v string) error
+}
+
+// settings is the table of every variable. It is never modified.
+var settings = []setting{
+	{Setting: Setting{"LICHESS_TOKEN", "", "Lichess API token with the bot:play scope (required except for --sandbox); never logged"}, secret: true,
+		set: func(c *Config, v string) error {
+			if err := checkToken(v); err != nil {
+				return err
+			}
+			c.Token = NewSecret(v)
+			return nil
+		}},
+	{Setting: Setting{"LICHESS_URL", "https://lichess.org", "Lichess base URL (http or https, no query)"},
+		set: func(c *Config, v string) (err error) { c.URL, err = parseBaseURL(v); return }},
+
+	// Engine.
+	{Setting: Setting{"PONDEROSA_HASH_MB", "32", "transposition table size per game, MB (1 to 4096)"},
+		set: func(c *Config, v string) (err error) { c.Engine.HashMB, err = parseInt(v, 1, 4096); return }},
+	{Setting: Setting{"PONDEROSA_THREADS", "0", "search threads shared by all games (0 = one per CPU, up to 256)"},
+		set: func(c *Config, v string) (err error) { c.Engine.Threads, err = parseInt(v, 0, 256); return }},
+	{Setting: Setting{"PONDEROSA_MOVE_OVERHEAD", "50ms", "starting estimate of the time lost per move to the network; the bot raises it from measured latency (0 to 10s)"},
+		set: func(c *Config, v string) (err error) {
+			c.Engine.MoveOverhead, err = parseDuration(v, 0, 10*time.Second)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_PONDER", "true", "think on the opponent's time (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Engine.Ponder, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_CORRESPONDENCE_MOVE_TIME", "20s", "think time per move in correspondence and unlimited games (100ms to 10m)"},
+		set: func(c *Config, v string) (err error) {
+			c.Engine.CorrespondenceMoveTime, err = parseDuration(v, 100*time.Millisecond, 10*time.Minute)
+			return
+		}},
+
+	// Challenge policy.
+	{Setting: Setting{"PONDEROSA_VARIANTS", "standard,chess960,fromPosition", "accepted variants, comma-separated, from standard, chess960, fromPosition"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.Variants, err = parseEnumList(v, []string{"standard", "chess960", "fromPosition"})
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_SPEEDS", "bullet,blitz,rapid,classical", "accepted real-time speeds, comma-separated, from ultraBullet, bullet, blitz, rapid, classical"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.Speeds, err = parseEnumList(v, []string{"ultraBullet", "bullet", "blitz", "rapid", "classical"})
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MIN_BASE", "0s", "shortest accepted initial clock (0 to 3h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.MinBase, err = parseDuration(v, 0, 3*time.Hour)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MAX_BASE", "3h", "longest accepted initial clock (0 to 3h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.MaxBase, err = parseDuration(v, 0, 3*time.Hour)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MIN_INCREMENT", "0s", "smallest accepted increment (0 to 3m)"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.MinIncrement, err = parseDuration(v, 0, 3*time.Minute)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MAX_INCREMENT", "3m", "largest accepted increment (0 to 3m)"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.MaxIncrement, err = parseDuration(v, 0, 3*time.Minute)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_ACCEPT_RATED", "true", "accept rated challenges (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Rated, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ACCEPT_CASUAL", "true", "accept casual challenges (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Casual, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ACCEPT_BOTS", "true", "accept challenges from bots (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Bots, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ACCEPT_HUMANS", "true", "accept challenges from humans (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Humans, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ALLOW", "", "if set, only these Lichess users may challenge (comma-separated usernames)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Allow, err = parseUserList(v); return }},
+	{Setting: Setting{"PONDEROSA_BLOCK", "", "Lichess users whose challenges are always declined (comma-separated usernames)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Block, err = parseUserList(v); return }},
+	{Setting: Setting{"PONDEROSA_MAX_GAMES", "3", "games played at once (1 to 64)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxGames, err = parseInt(v, 1, 64); return }},
+	{Setting: Setting{"PONDEROSA_QUEUE", "4", "acceptable challenges kept waiting while all game slots are busy; more are declined with \"later\" (0 to 100)"},
+		set: func(c *Config, v string) (err error) { c.Policy.QueueSize, err = parseInt(v, 0, 100); return }},
+	{Setting: Setting{"PONDEROSA_CORRESPONDENCE", "false", "accept correspondence challenges (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Correspondence, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_UNLIMITED", "false", "accept challenges without a clock (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Unlimited, err = parseBool(v); return }},
+
+	// In-game behaviour.
+	{Setting: Setting{"PONDEROSA_ACCEPT_DRAWS", "true", "accept draw offers when the game has been level for a while (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Game.AcceptDraws, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_DRAW_SCORE", "25", "\"level\" for draws: |score| at most this many centipawns (0 to 500)"},
+		set: func(c *Config, v string) (err error) { c.Game.DrawScore, err = parseInt(v, 0, 500); return }},
+	{Setting: Setting{"PONDEROSA_DRAW_MOVES", "6", "our last this-many moves must all have been level to accept a draw (1 to 100)"},
+		set: func(c *Config, v string) (err error) { c.Game.DrawMoves, err = parseInt(v, 1, 100); return }},
+	{Setting: Setting{"PONDEROSA_DRAW_MIN_MOVE", "30", "no draw accepted before this move number (1 to 500)"},
+		set: func(c *Config, v string) (err error) { c.Game.DrawMinMove, err = parseInt(v, 1, 500); return }},
+	{Setting: Setting{"PONDEROSA_RESIGN", "false", "resign hopeless games (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Game.Resign, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_RESIGN_SCORE", "1000", "\"hopeless\": score at or below minus this many centipawns (100 to 100000)"},
+		set: func(c *Config, v string) (err error) { c.Game.ResignScore, err = parseInt(v, 100, 100000); return }},
+	{Setting: Setting{"PONDEROSA_RESIGN_MOVES", "5", "our last this-many moves must all have been hopeless to resign (1 to 100)"},
+		set: func(c *Config, v string) (err error) { c.Game.ResignMoves, err = parseInt(v, 1, 100); return }},
+	{Setting: Setting{"PONDEROSA_ACCEPT_TAKEBACKS", "false", "accept the opponent's takeback requests (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Game.Takebacks, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ABORT_AFTER", "30s", "abort a game whose opponent has not made a first move after this long (5s to 10m)"},
+		set: func(c *Config, v string) (err error) {
+			c.Game.AbortAfter, err = parseDuration(v, 5*time.Second, 10*time.Minute)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_CLAIM_VICTORY", "true", "claim the win when the opponent has left the game (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Game.ClaimVictory, err = parseBool(v); return }},
+
+	// Chat.
+	{Setting: Setting{"PONDEROSA_GREETING", "Hi! I'm {me}, a Ponderosa bot. Good luck!", "message to the opponent at the start ({me}, {opponent} are replaced; \"none\" = off; at most 140 chars)"},
+		set: func(c *Config, v string) (err error) { c.Chat.Greeting, err = parseMessage(v); return }},
+	{Setting: Setting{"PONDEROSA_GREETING_SPECTATOR", "Hi! I'm {me}. Type !help for commands.", "message to spectators at the start (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.Chat.GreetingSpectator, err = parseMessage(v); return }},
+	{Setting: Setting{"PONDEROSA_GOODBYE", "Good game!", "message to the opponent at the end (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.Chat.Goodbye, err = parseMessage(v); return }},
+	{Setting: Setting{"PONDEROSA_GOODBYE_SPECTATOR", "Thanks for watching!", "message to spectators at the end (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.Chat.GoodbyeSpectator, err = parseMessage(v); return }},
+	{Setting: Setting{"PONDEROSA_CHAT_COMMANDS", "true", "answer !help, !eval and !name in the chat (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Chat.Commands, err = parseBool(v); return }},
+
+	// Records and operations.
+	{Setting: Setting{"PONDEROSA_PGN_DIR", "pgn", "folder for one PGN file per finished game (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.PGNDir, err = parsePath(v); return }},
+	{Setting: Setting{"PONDEROSA_LOG_FORMAT", "text", "log format: text or json"},
+		set: func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "text", "json":
+				c.LogFormat = strings.ToLower(v)
+				return nil
+			}
+			return errors.New("must be text or json")
+		}},
+	{Setting: Setting{"PONDEROSA_LOG_LEVEL", "info", "minimum log level: debug, info, warn or error"},
+		set: func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "debug":
+				c.LogLevel = slog.LevelDebug
+			case "info":
+				c.LogLevel = slog.LevelInfo
+			case "warn", "warning":
+				c.LogLevel = slog.LevelWarn
+			case "error":
+				c.LogLevel = slog.LevelError
+			default:
+				return errors.New("must be debug, info, warn or error")
+			}
+			return nil
+		}},
+	{Setting: Setting{"PONDEROSA_STATUS_ADDR", "none", "host:port of the status and metrics HTTP endpoint, e.g. 127.0.0.1:8080 (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.StatusAddr, err = parseAddr(v); return }},
+	{Setting: Setting{"PONDEROSA_SHUTDOWN", "wait", "on SIGTERM/SIGINT: wait (for running games to end, up to PONDEROSA_DRAIN_TIMEOUT) or leave (finish the current move and exit; the next start resumes the games)"},
+		set: func(c *Config, v string) error {
+			switch ShutdownMode(strings.ToLower(v)) {
+			case ShutdownWait, ShutdownLeave:
+				c.Shutdown.Mode = ShutdownMode(strings.ToLower(v))
+				return nil
+			}
+			return errors.New("must be wait or leave")
+		}},
+	{Setting: Setting{"PONDEROSA_DRAIN_TIMEOUT", "2m", "longest wait for running games to end in shutdown mode wait (0 to 3h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Shutdown.DrainTimeout, err = parseDuration(v, 0, 3*time.Hour)
+			return
+		}},
+}
+
+// checkToken validates the token's character set (^[A-Za-z0-9_]+$).
+func checkToken(v string) error {
+	for i := 0; i < len(v); i++ {
+		b := v[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_') {
+			return errors.New("must contain only letters, digits and underscores")
+		}
+	}
+	if len(v) > 4096 {
+		return errors.New("must be at most 4096 characters")
+	}
+	return nil
+}
+
+func parseBaseURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("must be an http:// or https:// URL with a host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("must not contain a query, fragment or user info")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func parseInt(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be an integer from %d to %d", lo, hi)
+	}
+	return n, nil
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, errors.New("must be true or false")
+}
+
+func parseDuration(v string, lo, hi time.Duration) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < lo || d > hi {
+		return 0, fmt.Errorf("must be a duration from %v to %v, such as 500ms, 30s or 2m", lo, hi)
+	}
+	return d, nil
+}
+
+// parseEnumList parses a comma-separated list of values from allowed,
+// matched case-insensitively and stored in allowed's spelling. It must not
+// be empty.
+func parseEnumList(v string, allowed []string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		i := indexFold(allowed, f)
+		if i < 0 {
+			return nil, fmt.Errorf("unknown value %q: must be a comma-separated list from %s", clipWord(f), strings.Join(allowed, ", "))
+		}
+		if indexFold(out, allowed[i]) < 0 {
+			out = append(out, allowed[i])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("must list at least one of %s", strings.Join(allowed, ", "))
+	}
+	return out, nil
+}
+
+func indexFold(list []string, s string) int {
+	for i, a := range list {
+		if strings.EqualFold(a, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+func clipWord(s string) string {
+	if len(s) > 30 {
+		return s[:30] + "…"
+	}
+	return s
+}
+
+// parseUserList parses comma-separated Lichess usernames into lowercase ids.
+func parseUserList(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		if !validUsername(f) {
+			return nil, fmt.Errorf("invalid username %q: must be 2 to 30 letters, digits, _ or -", clipWord(f))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func validUsername(s string) bool {
+	if len(s) < 2 || len(s) > 30 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseMessage validates a chat message; "none" disables it.
+func parseMessage(v string) (string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return "", nil
+	}
+	if len([]rune(v)) > 140 {
+		return "", errors.New("must be at most 140 characters (the Lichess chat limit)")
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return "", errors.New("must not contain control characters")
+		}
+	}
+	return v, nil
+}
+
+func parsePath(v string) (string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return "", nil
+	}
+	if strings.ContainsRune(v, 0) {
+		return "", errors.New("must be a path")
+	}
+	return v, nil
+}
+
+func parseAddr(v string) (string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return "", nil
+	}
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return "", errors.New(`must be host:port such as 127.0.0.1:8080, or "none"`)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return "", errors.New("port must be a number from 0 to 65535")
+	}
+	if strings.ContainsAny(host, " /") {
+		return "", errors.New("host must be a host name or IP address")
+	}
+	return v, nil
+}
