@@ -1,0 +1,291 @@
+package board
+
+// Generation modes.
+const (
+	genCaptures = 1 << iota // captures, en passant and all promotions
+	genQuiets               // non-captures that are not promotions, castling
+	genAll      = genCaptures | genQuiets
+)
+
+// GenerateLegal appends every legal move to l.
+func (p *Position) GenerateLegal(l *MoveList) { p.generate(l, genAll) }
+
+// GenerateCaptures appends the legal captures, en passant captures and
+// promotions (including quiet promotions and under-promotions) to l: the
+// moves a quiescence search looks at.
+func (p *Position) GenerateCaptures(l *MoveList) { p.generate(l, genCaptures) }
+
+// GenerateQuiets appends the legal moves GenerateCaptures leaves out:
+// non-capturing, non-promoting moves, castling included.
+func (p *Position) GenerateQuiets(l *MoveList) { p.generate(l, genQuiets) }
+
+// pinned returns c's pieces pinned to c's king.
+func (p *Position) pinned(c Color) Bitboard {
+	ksq := p.KingSquare(c)
+	them := p.byColor[c.Other()]
+	snipers := (RookAttacks(ksq, 0) & them & (p.byType[Rook] | p.byType[Queen])) |
+		(BishopAttacks(ksq, 0) & them & (p.byType[Bishop] | p.byType[Queen]))
+	var pinned Bitboard
+	occ := p.byType[0]
+	for snipers != 0 {
+		s := snipers.PopLSB()
+		b := Between(ksq, s) & occ
+		if b != 0 && !b.more() {
+			pinned |= b & p.byColor[c]
+		}
+	}
+	return pinned
+}
+
+func shift(b Bitboard, d int) Bitboard {
+	if d > 0 {
+		return b << uint(d)
+	}
+	return b >> uint(-d)
+}
+
+func (p *Position) generate(l *MoveList, mode int) {
+	us, them := p.side, p.side.Other()
+	own, enemy := p.byColor[us], p.byColor[them]
+	occ := p.byType[0]
+	ksq := p.KingSquare(us)
+
+	// King steps.
+	var kt Bitboard
+	if mode&genCaptures != 0 {
+		kt |= enemy
+	}
+	if mode&genQuiets != 0 {
+		kt |= ^occ
+	}
+	occNoKing := occ ^ SquareBB(ksq)
+	for b := KingAttacks(ksq) & kt; b != 0; {
+		to := b.PopLSB()
+		if !p.attacked(to, them, occNoKing) {
+			l.add(NewMove(ksq, to))
+		}
+	}
+	if p.checkers.more() {
+		return // double check: only the king moves
+	}
+
+	evCap, evQuiet := enemy, ^occ
+	if p.checkers != 0 {
+		evCap = p.checkers
+		evQuiet &= Between(ksq, p.checkers.LSB())
+	}
+	var capMask, quietMask, promoPushMask Bitboard
+	if mode&genCaptures != 0 {
+		capMask = evCap
+		promoPushMask = evQuiet
+	}
+	if mode&genQuiets != 0 {
+		quietMask = evQuiet
+	}
+	pinned := p.pinned(us)
+
+	// Pawns.
+	pawns := p.Pieces(us, Pawn)
+	up, upLeft, upRight := 8, 7, 9
+	promoFrom, doubleRank := rank7, rank3
+	if us == Black {
+		up, upLeft, upRight = -8, -9, -7
+		promoFrom, doubleRank = rank2, rank6
+	}
+	empty := ^occ
+	normal := pawns &^ promoFrom
+	promo := pawns & promoFrom
+
+	if quietMask != 0 {
+		single := shift(normal, up) & empty
+		double := shift(single&doubleRank, up) & quietMask
+		single &= quietMask
+		for single != 0 {
+			to := single.PopLSB()
+			from := Square(int(to) - up)
+			if pinned.Has(from) && !Line(ksq, from).Has(to) {
+				continue
+			}
+			l.add(NewMove(from, to))
+		}
+		for double != 0 {
+			to := double.PopLSB()
+			from := Square(int(to) - 2*up)
+			if pinned.Has(from) && !Line(ksq, from).Has(to) {
+				continue
+			}
+			l.add(NewMove(from, to))
+		}
+	}
+	if capMask != 0 {
+		for _, d := range [2]int{upLeft, upRight} {
+			src := normal &^ fileA
+			if d == upRight {
+				src = normal &^ fileH
+			}
+			for b := shift(src, d) & capMask; b != 0; {
+				to := b.PopLSB()
+				from := Square(int(to) - d)
+				if pinned.Has(from) && !Line(ksq, from).Has(to) {
+					continue
+				}
+				l.add(NewMove(from, to))
+			}
+		}
+	}
+	if promo != 0 && mode&genCaptures != 0 {
+		for b := shift(promo, up) & promoPushMask; b != 0; {
+			to := b.PopLSB()
+			from := Square(int(to) - up)
+			if pinned.Has(from) && !Line(ksq, from).Has(to) {
+				continue
+			}
+			addPromotions(l, from, to)
+		}
+		for _, d := range [2]int{upLeft, upRight} {
+			src := promo &^ fileA
+			if d == upRight {
+				src = promo &^ fileH
+			}
+			for b := shift(src, d) & capMask; b != 0; {
+				to := b.PopLSB()
+				from := Square(int(to) - d)
+				if pinned.Has(from) && !Line(ksq, from).Has(to) {
+					continue
+				}
+				addPromotions(l, from, to)
+			}
+		}
+	}
+	if p.ep != NoSquare && mode&genCaptures != 0 {
+		for b := PawnAttacks(them, p.ep) & normal; b != 0; {
+			from := b.PopLSB()
+			if p.epLegal(from, p.ep, ksq) {
+				l.add(NewEnPassant(from, p.ep))
+			}
+		}
+	}
+
+	// Knights, bishops, rooks, queens.
+	targets := capMask | quietMask
+	if targets != 0 {
+		for b := p.byType[Knight] & own &^ pinned; b != 0; {
+			from := b.PopLSB()
+			for a := KnightAttacks(from) & targets; a != 0; {
+				l.add(NewMove(from, a.PopLSB()))
+			}
+		}
+		for b := (p.byType[Bishop] | p.byType[Queen]) & own; b != 0; {
+			from := b.PopLSB()
+			a := BishopAttacks(from, occ) & targets
+			if pinned.Has(from) {
+				a &= Line(ksq, from)
+			}
+			for a != 0 {
+				l.add(NewMove(from, a.PopLSB()))
+			}
+		}
+		for b := (p.byType[Rook] | p.byType[Queen]) & own; b != 0; {
+			from := b.PopLSB()
+			a := RookAttacks(from, occ) & targets
+			if pinned.Has(from) {
+				a &= Line(ksq, from)
+			}
+			for a != 0 {
+				l.add(NewMove(from, a.PopLSB()))
+			}
+		}
+	}
+
+	// Castling.
+	if mode&genQuiets != 0 && p.checkers == 0 {
+		rights := p.castling >> (2 * us) & 3
+		for i := 0; i < 2; i++ {
+			if rights&(1<<i) == 0 {
+				continue
+			}
+			rsq := p.castleRook[2*int(us)+i]
+			if p.canCastle(us, ksq, rsq) {
+				l.add(NewCastling(ksq, rsq))
+			}
+		}
+	}
+}
+
+func addPromotions(l *MoveList, from, to Square) {
+	l.add(NewPromotion(from, to, Queen))
+	l.add(NewPromotion(from, to, Knight))
+	l.add(NewPromotion(from, to, Rook))
+	l.add(NewPromotion(from, to, Bishop))
+}
+
+// epLegal reports whether the en passant capture from→to leaves the own
+// king (on ksq) safe. It plays the capture on the occupancy and looks for
+// any attacker, which covers pins along ranks and diagonals as well as
+// checks the capture does not answer.
+func (p *Position) epLegal(from, to, ksq Square) bool {
+	us, them := p.side, p.side.Other()
+	capSq := to ^ 8
+	occ := p.byType[0] ^ SquareBB(from) ^ SquareBB(capSq) | SquareBB(to)
+	enemy := p.byColor[them]
+	if RookAttacks(ksq, occ)&enemy&(p.byType[Rook]|p.byType[Queen]) != 0 {
+		return false
+	}
+	if BishopAttacks(ksq, occ)&enemy&(p.byType[Bishop]|p.byType[Queen]) != 0 {
+		return false
+	}
+	if KnightAttacks(ksq)&enemy&p.byType[Knight] != 0 {
+		return false
+	}
+	return PawnAttacks(us, ksq)&enemy&p.byType[Pawn]&^SquareBB(capSq) == 0
+}
+
+// canCastle reports whether c (not in check) may castle with the rook on
+// rsq: the squares both pieces cross or land on are empty apart from the
+// two of them, and no square the king crosses or lands on is attacked.
+func (p *Position) canCastle(c Color, ksq, rsq Square) bool {
+	kingTo, rookTo := castlingTargets(c, ksq, rsq)
+	occ := p.byType[0] ^ SquareBB(ksq) ^ SquareBB(rsq)
+	kingPath := Between(ksq, kingTo) | SquareBB(kingTo)
+	if (kingPath|Between(rsq, rookTo)|SquareBB(rookTo))&occ != 0 {
+		return false
+	}
+	them := c.Other()
+	for kingPath != 0 {
+		if p.attacked(kingPath.PopLSB(), them, occ) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsCapture reports whether m captures (en passant included). Castling is
+// never a capture.
+func (p *Position) IsCapture(m Move) bool {
+	switch m & moveKindMask {
+	case moveEnPassant:
+		return true
+	case moveCastling:
+		return false
+	}
+	return p.board[m.To()] != NoPiece
+}
+
+// IsLegal reports whether m is a legal move in p. It accepts any Move
+// value (from a transposition table, killer slot or user input) and is
+// false for NoMove and NullMove.
+func (p *Position) IsLegal(m Move) bool {
+	if m == NoMove || m == NullMove {
+		return false
+	}
+	var l MoveList
+	p.GenerateLegal(&l)
+	return l.Contains(m)
+}
+
+// GivesCheck reports whether the legal move m gives check.
+func (p *Position) GivesCheck(m Move) bool {
+	var child Position
+	p.MakeMove(m, &child)
+	return child.checkers != 0
+}

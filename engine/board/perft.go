@@ -1,0 +1,62 @@
+package board
+
+import (
+	"fmt"
+	"io"
+)
+
+// Perft counts the leaf nodes of the legal move tree to the given depth
+// (counting the moves at the last ply rather than making them). Depth 0
+// counts 1.
+func (p *Position) Perft(depth int) uint64 {
+	if depth <= 0 {
+		return 1
+	}
+	var l MoveList
+	p.GenerateLegal(&l)
+	if depth == 1 {
+		return uint64(l.N)
+	}
+	var child Position
+	var n uint64
+	for _, m := range l.Moves[:l.N] {
+		p.MakeMove(m, &child)
+		n += child.Perft(depth - 1)
+	}
+	return n
+}
+
+// DivideEntry is one root move and the perft count below it.
+type DivideEntry struct {
+	Move  Move
+	Nodes uint64
+}
+
+// Divide runs perft to depth below each legal root move, in generation
+// order. With depth ≤ 1 every entry counts 1.
+func (p *Position) Divide(depth int) []DivideEntry {
+	var l MoveList
+	p.GenerateLegal(&l)
+	out := make([]DivideEntry, 0, l.N)
+	var child Position
+	for _, m := range l.Moves[:l.N] {
+		p.MakeMove(m, &child)
+		out = append(out, DivideEntry{Move: m, Nodes: child.Perft(depth - 1)})
+	}
+	return out
+}
+
+// WriteDivide prints divide results in the agreed format (as Stockfish
+// does): one line per root move, "e2e4: 9726", with the move in p's UCI
+// notation, then a blank line and "Nodes searched: N".
+func WriteDivide(w io.Writer, p *Position, entries []DivideEntry) error {
+	var total uint64
+	for _, e := range entries {
+		total += e.Nodes
+		if _, err := fmt.Fprintf(w, "%s: %d\n", p.UCI(e.Move), e.Nodes); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nNodes searched: %d\n", total)
+	return err
+}
