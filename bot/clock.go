@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// unlimitedMillis is the clock value Lichess sends in games without a clock.
+const unlimitedMillis = 2147483647
+
+// clockKind is how a game is timed.
+type clockKind int
+
+const (
+	realTime clockKind = iota
+	correspondence
+	unlimited
+)
+
+// clockState is the clock part of a gameState, converted to durations.
+type clockState struct {
+	WTime, BTime, WInc, BInc time.Duration
+}
+
+// budget is the time information handed to one search, in the engine's
+// terms. MoveTime, when set, replaces the clock.
+type budget struct {
+	WTime, BTime, WInc, BInc time.Duration
+	MoveTime                 time.Duration
+	// Safety is a hard deadline for the search measured from its start: a
+	// net under the engine's own time management, never reached when that
+	// works.
+	Safety time.Duration
+}
+
+// minClock is the smallest remaining time passed to the engine: a zero
+// clock could read as "no clock".
+const minClock = 5 * time.Millisecond
+
+// firstMoveTime is the think time for a side's first move, when the clock
+// is not running yet but Lichess aborts the game if the move takes too long.
+func firstMoveTime(initial time.Duration) time.Duration {
+	return min(max(initial/100, 50*time.Millisecond), time.Second)
+}
+
+// planSearch turns the clock into the search budget for our move.
+// white says which side we play; ourMoves is how many moves we have made
+// in the game (0 = our first move); initial is the clock's initial time;
+// overhead is the time lost per move outside the search (network, posting);
+// waited is the time already spent since the gameState arrived.
+func planSearch(kind clockKind, cs clockState, white bool, ourMoves int, initial, overhead, waited, corrMoveTime time.Duration) budget {
+	switch kind {
+	case correspondence, unlimited:
+		return budget{MoveTime: corrMoveTime, Safety: corrMoveTime + corrMoveTime/2}
+	}
+	if ourMoves == 0 {
+		mt := firstMoveTime(initial)
+		return budget{MoveTime: mt, Safety: 2 * mt}
+	}
+	b := budget{WTime: cs.WTime, BTime: cs.BTime, WInc: cs.WInc, BInc: cs.BInc}
+	ours, inc := &b.WTime, b.WInc
+	if !white {
+		ours, inc = &b.BTime, b.BInc
+	}
+	*ours = max(*ours-overhead-waited, minClock)
+	// Never let a search run past half of what is left (plus half the
+	// increment we get back): the engine stops long before that when its
+	// time manager works.
+	b.Safety = max(*ours/2+inc/2, time.Millisecond)
+	return b
+}
+
+// overheadLearner estimates the time lost per move outside the search,
+// from the latency measured on each move: the time from receiving the
+// gameState to starting the search, plus the time from the search's end to
+// the answer of the move POST. The estimate is a high percentile of recent
+// samples plus a margin, never below the configured base. It is shared by
+// all games (the network is the same) and safe for concurrent use.
+type overheadLearner struct {
+	base time.Duration
+
+	mu      sync.Mutex
+	samples [64]time.Duration
+	n, next int
+	cached  time.Duration
+}
+
+func newOverheadLearner(base time.Duration) *overheadLearner {
+	return &overheadLearner{base: base, cached: base}
+}
+
+// Observe records one measured latency.
+func (l *overheadLearner) Observe(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.samples[l.next] = d
+	l.next = (l.next + 1) % len(l.samples)
+	if l.n < len(l.samples) {
+		l.n++
+	}
+	var buf [len(l.samples)]time.Duration
+	s := buf[:l.n]
+	copy(s, l.samples[:l.n])
+	slices.Sort(s)
+	p90 := s[(len(s)*9)/10]
+	if len(s) < 10 {
+		p90 = s[len(s)-1] // too few samples for a percentile: the worst
+	}
+	l.cached = max(l.base, p90+p90/4+2*time.Millisecond)
+}
+
+// Overhead returns the current estimate.
+func (l *overheadLearner) Overhead() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cached
+}

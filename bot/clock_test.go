@@ -1,0 +1,100 @@
+package bot
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+const ms = time.Millisecond
+
+func TestPlanSearch(t *testing.T) {
+	cs := clockState{WTime: 60000 * ms, BTime: 55000 * ms, WInc: 1000 * ms, BInc: 1000 * ms}
+	b := planSearch(realTime, cs, true, 5, time.Minute, 80*ms, 3*ms, 20*time.Second)
+	if b.WTime != (60000-83)*ms || b.BTime != cs.BTime || b.WInc != cs.WInc || b.BInc != cs.BInc || b.MoveTime != 0 {
+		t.Errorf("white: %+v", b)
+	}
+	if b.Safety <= 0 || b.Safety > b.WTime {
+		t.Errorf("safety %v", b.Safety)
+	}
+	b = planSearch(realTime, cs, false, 5, time.Minute, 80*ms, 0, 20*time.Second)
+	if b.BTime != (55000-80)*ms || b.WTime != cs.WTime {
+		t.Errorf("black: %+v", b)
+	}
+	// Almost flagged: the engine still gets a positive clock.
+	b = planSearch(realTime, clockState{WTime: 30 * ms, BTime: 9000 * ms}, true, 40, time.Minute, 50*ms, 0, 0)
+	if b.WTime != minClock || b.Safety <= 0 {
+		t.Errorf("low clock: %+v", b)
+	}
+	// First move: a short fixed time, whatever the clock says.
+	b = planSearch(realTime, clockState{WTime: 180000 * ms, BTime: 180000 * ms}, true, 0, 3*time.Minute, 50*ms, 0, 0)
+	if b.MoveTime <= 0 || b.MoveTime > time.Second || b.WTime != 0 {
+		t.Errorf("first move: %+v", b)
+	}
+	b = planSearch(realTime, clockState{WTime: 15000 * ms, BTime: 15000 * ms}, false, 0, 15*time.Second, 50*ms, 0, 0)
+	if b.MoveTime != 150*ms {
+		t.Errorf("first move 1/4+0: %+v", b)
+	}
+	// Correspondence and unlimited: the configured time.
+	for _, k := range []clockKind{correspondence, unlimited} {
+		b = planSearch(k, clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, true, 3, 0, 50*ms, 0, 7*time.Second)
+		if b.MoveTime != 7*time.Second || b.Safety < b.MoveTime {
+			t.Errorf("kind %d: %+v", k, b)
+		}
+	}
+}
+
+func TestOverheadLearner(t *testing.T) {
+	l := newOverheadLearner(30 * ms)
+	if l.Overhead() != 30*ms {
+		t.Fatalf("start %v", l.Overhead())
+	}
+	l.Observe(2 * ms)
+	if l.Overhead() != 30*ms {
+		t.Errorf("small sample lowered the floor: %v", l.Overhead())
+	}
+	l.Observe(100 * ms) // a slow move is taken at once
+	if got := l.Overhead(); got < 100*ms {
+		t.Errorf("after a 100ms sample: %v", got)
+	}
+	// With many samples, one outlier stops dominating: the estimate follows
+	// the 90th percentile.
+	for range 63 {
+		l.Observe(40 * ms)
+	}
+	if got := l.Overhead(); got < 40*ms || got > 60*ms {
+		t.Errorf("after 63×40ms: %v", got)
+	}
+	// Latency that grows is followed up.
+	for range 64 {
+		l.Observe(70 * ms)
+	}
+	if got := l.Overhead(); got < 70*ms {
+		t.Errorf("after 64×70ms: %v", got)
+	}
+}
+
+func TestOverheadLearnerConcurrent(t *testing.T) {
+	l := newOverheadLearner(10 * ms)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 200 {
+				l.Observe(time.Duration(i*j) * time.Microsecond)
+				_ = l.Overhead()
+			}
+		})
+	}
+	wg.Wait()
+	if l.Overhead() < 10*ms {
+		t.Errorf("below base: %v", l.Overhead())
+	}
+}
+
+func BenchmarkOverheadObserve(b *testing.B) {
+	l := newOverheadLearner(10 * ms)
+	b.ReportAllocs()
+	for i := range b.N {
+		l.Observe(time.Duration(i%50) * ms)
+	}
+}
