@@ -83,9 +83,12 @@ func (p *Position) parsePlacement(s string) error {
 		file := 0
 		for j := 0; j < len(row); j++ {
 			ch := row[j]
-			if ch >= '1' && ch <= '8' {
+			if ch >= '1' && ch <= '9' {
 				file += int(ch - '0')
 				continue
+			}
+			if ch == '0' {
+				return fmt.Errorf("fen: rank %d has a 0 empty-square count", rank+1)
 			}
 			pc, ok := pieceFromLetter(ch)
 			if !ok {
