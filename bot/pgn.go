@@ -1,0 +1,233 @@
+package bot
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// pgnPlayer is one side of a game record.
+type pgnPlayer struct {
+	Name, Title string
+	Rating      int // 0 = unknown
+}
+
+// gameRecord is what a PGN file says about a finished game.
+type gameRecord struct {
+	ID, Site     string
+	Start        time.Time
+	White, Black pgnPlayer
+	Rated        bool
+	Speed        string // Lichess speed
+	Variant      string // Lichess variant key
+	// Start is the position the game started from; StartFEN is "" for the
+	// standard start.
+	StartPos board.Position
+	StartFEN string
+	// Timed reports a real-time clock of Base+Increment.
+	Timed           bool
+	Base, Increment time.Duration
+	Moves           []board.Move
+	// Clocks[i] is the mover's remaining time after move i, or -1 when the
+	// bot did not see it; it may be shorter than Moves.
+	Clocks []time.Duration
+	// Status is the Lichess status name; Winner "white", "black" or "".
+	Status, Winner string
+}
+
+// result returns the PGN result of the record.
+func (r *gameRecord) result() string {
+	switch r.Winner {
+	case "white":
+		return "1-0"
+	case "black":
+		return "0-1"
+	}
+	switch r.Status {
+	case "draw", "stalemate", "outoftime", "timeout", "insufficientMaterialClaim":
+		return "1/2-1/2"
+	}
+	return "*"
+}
+
+// termination returns the PGN Termination tag of the record.
+func (r *gameRecord) termination() string {
+	switch r.Status {
+	case "mate", "resign", "draw", "stalemate", "insufficientMaterialClaim", "variantEnd":
+		return "Normal"
+	case "outoftime":
+		return "Time forfeit"
+	case "timeout", "noStart", "aborted":
+		return "Abandoned"
+	case "cheat":
+		return "Rules infraction"
+	}
+	return "Unterminated"
+}
+
+// pgnVariant names the variant in the PGN Variant tag, "" for standard.
+func pgnVariant(key string) string {
+	switch key {
+	case "chess960":
+		return "Chess960"
+	case "fromPosition":
+		return "From Position"
+	case "standard", "":
+		return ""
+	}
+	return key
+}
+
+// writePGN writes the record as PGN, SAN moves with %clk comments, lines
+// of at most 80 characters.
+func writePGN(w io.Writer, r *gameRecord) error {
+	bw := bufio.NewWriter(w)
+	tag := func(name, value string) {
+		value = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(value)
+		fmt.Fprintf(bw, "[%s \"%s\"]\n", name, value)
+	}
+	mode := "Casual"
+	if r.Rated {
+		mode = "Rated"
+	}
+	speed := r.Speed
+	if speed == "" {
+		speed = "correspondence"
+	}
+	start := r.Start.UTC()
+	tag("Event", fmt.Sprintf("%s %s game", mode, speed))
+	tag("Site", r.Site)
+	tag("Date", start.Format("2006.01.02"))
+	tag("Round", "-")
+	tag("White", nameOr(r.White.Name))
+	tag("Black", nameOr(r.Black.Name))
+	res := r.result()
+	tag("Result", res)
+	tag("GameId", r.ID)
+	tag("UTCDate", start.Format("2006.01.02"))
+	tag("UTCTime", start.Format("15:04:05"))
+	for _, p := range []struct {
+		side string
+		p    pgnPlayer
+	}{{"White", r.White}, {"Black", r.Black}} {
+		if p.p.Rating > 0 {
+			tag(p.side+"Elo", strconv.Itoa(p.p.Rating))
+		}
+		if p.p.Title != "" {
+			tag(p.side+"Title", p.p.Title)
+		}
+	}
+	if r.Timed {
+		tag("TimeControl", fmt.Sprintf("%d+%d", int(r.Base/time.Second), int(r.Increment/time.Second)))
+	} else {
+		tag("TimeControl", "-")
+	}
+	if v := pgnVariant(r.Variant); v != "" {
+		tag("Variant", v)
+	}
+	if r.StartFEN != "" {
+		tag("FEN", r.StartFEN)
+		tag("SetUp", "1")
+	}
+	tag("Termination", r.termination())
+	bw.WriteString("\n")
+
+	pos := r.StartPos
+	line := 0
+	word := func(s string) {
+		if line > 0 && line+1+len(s) > 80 {
+			bw.WriteString("\n")
+			line = 0
+		}
+		if line > 0 {
+			bw.WriteString(" ")
+			line++
+		}
+		bw.WriteString(s)
+		line += len(s)
+	}
+	for i, m := range r.Moves {
+		white := pos.SideToMove() == board.White
+		if white {
+			word(fmt.Sprintf("%d.", pos.FullmoveNumber()))
+		} else if i == 0 {
+			word(fmt.Sprintf("%d...", pos.FullmoveNumber()))
+		}
+		if !pos.IsLegal(m) {
+			return fmt.Errorf("pgn: move %d (%v) is illegal in %s", i+1, m, pos.FEN())
+		}
+		word(pos.SAN(m))
+		if i < len(r.Clocks) && r.Clocks[i] >= 0 {
+			word("{ [%clk " + clk(r.Clocks[i]) + "] }")
+		}
+		var next board.Position
+		pos.MakeMove(m, &next)
+		pos = next
+	}
+	word(res)
+	bw.WriteString("\n\n")
+	return bw.Flush()
+}
+
+func nameOr(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// clk formats a clock as H:MM:SS (tenths when under a minute is not part of
+// the %clk convention, so seconds are truncated).
+func clk(d time.Duration) string {
+	s := int(d / time.Second)
+	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+// savePGN writes the record to dir/<id>.pgn, creating dir if needed, through
+// a temporary file so that a crash never leaves half a record.
+func savePGN(dir string, r *gameRecord) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	name := filepath.Join(dir, safeID(r.ID)+".pgn")
+	f, err := os.CreateTemp(dir, ".pgn-*")
+	if err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	defer os.Remove(f.Name()) // no-op after the rename
+	if err := writePGN(f, r); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	return name, nil
+}
+
+// safeID keeps a game id usable as a file name.
+func safeID(id string) string {
+	var b strings.Builder
+	for _, c := range id {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		}
+	}
+	if b.Len() == 0 {
+		return "game"
+	}
+	return b.String()
+}

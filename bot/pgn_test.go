@@ -1,0 +1,144 @@
+package bot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+func playUCI(t *testing.T, start board.Position, moves ...string) []board.Move {
+	t.Helper()
+	g := board.NewGame(start)
+	for _, s := range moves {
+		if err := g.PlayUCI(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g.Moves()
+}
+
+func TestWritePGN(t *testing.T) {
+	start := board.StartPosition()
+	r := &gameRecord{
+		ID: "abcd1234", Site: "https://lichess.org/abcd1234",
+		Start: time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC),
+		White: pgnPlayer{Name: "PonderBot", Title: "BOT", Rating: 2000},
+		Black: pgnPlayer{Name: "alice", Rating: 1500},
+		Rated: true, Speed: "blitz", Variant: "standard", StartPos: start,
+		Timed: true, Base: 3 * time.Minute, Increment: 2 * time.Second,
+		Moves:  playUCI(t, start, "e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"),
+		Clocks: []time.Duration{180 * time.Second, 179500 * time.Millisecond, -1, 3725 * time.Second},
+		Status: "mate", Winner: "white",
+	}
+	var b strings.Builder
+	if err := writePGN(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`[Event "Rated blitz game"]`, `[Result "1-0"]`, `[WhiteElo "2000"]`, `[WhiteTitle "BOT"]`,
+		`[TimeControl "180+2"]`, `[Termination "Normal"]`, `[Date "2026.11.23"]`, `[UTCTime "01:02:03"]`,
+		"1. e4 { [%clk 0:03:00] } e5 { [%clk 0:02:59] } 2. Bc4 Nc6 { [%clk 1:02:05] } 3. Qh5 Nf6 4. Qxf7# 1-0",
+	} {
+		if !strings.Contains(strings.ReplaceAll(out, "\n", " "), want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Variant") || strings.Contains(out, "SetUp") {
+		t.Errorf("standard game with variant tags:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 80 {
+			t.Errorf("line longer than 80: %q", l)
+		}
+	}
+}
+
+func TestWritePGNFromPosition960(t *testing.T) {
+	// A Chess960 start with black to move after a FEN, castling king-takes-rook.
+	fen := "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 9"
+	start, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start.Chess960 = true
+	r := &gameRecord{ID: "x", Variant: "chess960", Speed: "bullet", StartPos: start, StartFEN: fen,
+		Moves: playUCI(t, start, "e1g1", "e8g8"), Status: "draw"}
+	var b strings.Builder
+	if err := writePGN(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`[Variant "Chess960"]`, `[FEN "` + fen + `"]`, `[SetUp "1"]`, `[Result "1/2-1/2"]`,
+		`[Event "Casual bullet game"]`, "9. O-O O-O 1/2-1/2", `[TimeControl "-"]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestPGNBlackFirstAndLongGame(t *testing.T) {
+	start, err := board.ParseFEN("4k3/8/8/8/8/8/8/R3K3 b - - 0 40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moves []string
+	for range 30 {
+		moves = append(moves, "e8d8", "a1a2", "d8e8", "a2a1")
+	}
+	moves = moves[:7]
+	r := &gameRecord{ID: "y", StartPos: start, StartFEN: start.FEN(), Moves: playUCI(t, start, moves...), Status: "aborted"}
+	var b strings.Builder
+	if err := writePGN(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "40... Kd8 41. Ra2 Ke8 42. Ra1") || !strings.Contains(b.String(), `[Result "*"]`) {
+		t.Errorf("got\n%s", b.String())
+	}
+	// An illegal move is an error, not a panic.
+	r.Moves = append(r.Moves, board.NewMove(board.A1, board.H8))
+	if err := writePGN(&b, r); err == nil {
+		t.Error("no error for an illegal move")
+	}
+}
+
+func TestSavePGN(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sub")
+	start := board.StartPosition()
+	r := &gameRecord{ID: "../Ab1!", StartPos: start, Moves: playUCI(t, start, "d2d4"), Status: "resign", Winner: "black"}
+	name, err := savePGN(dir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(name) != "Ab1.pgn" || filepath.Dir(name) != dir {
+		t.Errorf("name %q", name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil || !strings.Contains(string(data), "1. d4 0-1") {
+		t.Errorf("%v %s", err, data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp files left: %v", entries)
+	}
+}
+
+func TestResultAndTermination(t *testing.T) {
+	for _, tc := range []struct{ status, winner, res, term string }{
+		{"mate", "black", "0-1", "Normal"},
+		{"outoftime", "white", "1-0", "Time forfeit"},
+		{"outoftime", "", "1/2-1/2", "Time forfeit"},
+		{"timeout", "white", "1-0", "Abandoned"},
+		{"aborted", "", "*", "Abandoned"},
+		{"started", "", "*", "Unterminated"},
+	} {
+		r := gameRecord{Status: tc.status, Winner: tc.winner}
+		if r.result() != tc.res || r.termination() != tc.term {
+			t.Errorf("%s/%s: %s %s", tc.status, tc.winner, r.result(), r.termination())
+		}
+	}
+}
