@@ -420,6 +420,8 @@ func (s *Server) opponentMove(g *game, gen int) {
 		s.mu.Unlock()
 		return
 	}
+	offered := g.draw[g.botColor]
+	info := g.info()
 	clone := g.g.Clone()
 	color := g.sideToMove()
 	left, inc := g.remaining(color, time.Now()), g.inc
@@ -429,12 +431,21 @@ func (s *Server) opponentMove(g *game, gen int) {
 	opp := g.opponent
 	s.mu.Unlock()
 
+	// A pending draw offer from the bot is answered before moving.
+	acceptDraw := offered && s.opts.AcceptDraw != nil && s.opts.AcceptDraw(info)
 	m := opp(s.ctx, clone, left, inc)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g.gen != gen || g.status != statusStarted || s.closed {
 		return
+	}
+	if offered && g.draw[g.botColor] {
+		if acceptDraw {
+			s.finish(g, statusDraw, "")
+			return
+		}
+		g.draw[g.botColor] = false
 	}
 	if m == board.NoMove {
 		s.finish(g, statusResign, colorName(color.Other()))

@@ -1,0 +1,208 @@
+package lichess_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+)
+
+// TestRateLimitPause: after a 429 no request of the client reaches the
+// server for a full 60 seconds (on an injected clock), streams included.
+func TestRateLimitPause(t *testing.T) {
+	clock := newFakeClock()
+	e := setup(t, lichesstest.Options{}, lichess.Options{Clock: clock})
+	ctx := testCtx(t)
+	e.srv.InjectFault(lichesstest.Fault{Path: "/api/account", Status: http.StatusTooManyRequests})
+	_, err := e.c.Account(ctx)
+	var rl *lichess.RateLimitError
+	if !errors.As(err, &rl) || rl.RetryAfter != time.Minute || !rl.Until.Equal(clock.Now().Add(time.Minute)) {
+		t.Fatalf("429 answer: %#v", err)
+	}
+	if lichess.IsFatal(err) {
+		t.Error("a 429 must not be fatal")
+	}
+	before := len(e.srv.Requests())
+
+	done := make(chan error, 2)
+	go func() {
+		_, err := e.c.Account(ctx)
+		done <- err
+	}()
+	go func() { done <- e.c.Move(ctx, "whatever", "e2e4", false) }()
+	clock.waitSleepers(t, 2)
+	clock.Advance(59 * time.Second)
+	clock.waitSleepers(t, 2) // both went back to sleep for the last second
+	time.Sleep(20 * time.Millisecond)
+	if n := len(e.srv.Requests()); n != before {
+		t.Fatalf("%d requests sent during the pause", n-before)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("a call returned during the pause: %v", err)
+	default:
+	}
+	clock.Advance(time.Second)
+	if err := <-done; err != nil && !strings.Contains(err.Error(), "No such game") {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil && !strings.Contains(err.Error(), "No such game") {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.Requests()); n != before+2 {
+		t.Fatalf("after the pause: %d requests, want 2", n-before)
+	}
+}
+
+func TestUnauthorized(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{Token: "lip_wrongSecretToken123"})
+	ctx := testCtx(t)
+	_, err := e.c.Account(ctx)
+	if !errors.Is(err, lichess.ErrUnauthorized) || !lichess.IsFatal(err) {
+		t.Fatalf("wrong token: %v", err)
+	}
+	if strings.Contains(err.Error(), "lip_wrongSecretToken123") {
+		t.Fatalf("error shows the token: %v", err)
+	}
+	// A fatal error ends the reconnecting watcher instead of looping.
+	events, errc := e.c.WatchEvents(ctx)
+	for range events {
+	}
+	if err := <-errc; !errors.Is(err, lichess.ErrUnauthorized) {
+		t.Fatalf("watch: %v", err)
+	}
+	if n := e.srv.CountRequests("GET", "/api/stream/event"); n != 1 {
+		t.Fatalf("%d event stream attempts after a 401, want 1", n)
+	}
+	// 403 (missing scope) is the same.
+	e.srv.InjectFault(lichesstest.Fault{Status: http.StatusForbidden, Body: `{"error":"Missing scope"}`})
+	if err := e.c.Abort(ctx, "x"); !errors.Is(err, lichess.ErrUnauthorized) || !strings.Contains(err.Error(), "Missing scope") {
+		t.Fatalf("403: %v", err)
+	}
+	if strings.Contains(e.log.String(), "lip_wrongSecretToken123") {
+		t.Fatal("log shows the token")
+	}
+}
+
+func TestRetries(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	path := "/api/bot/game/" + id + "/move/"
+	e.srv.InjectFault(lichesstest.Fault{Path: path, Status: http.StatusServiceUnavailable, Count: 2})
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatalf("move after two 503s: %v", err)
+	}
+	if n := e.srv.CountRequests("POST", path); n != 3 {
+		t.Fatalf("%d move attempts, want 3", n)
+	}
+	stateWith(t, events, nMoves(2))
+
+	// Four 502s exhaust 1+3 attempts: the last error is returned.
+	e.srv.InjectFault(lichesstest.Fault{Path: path, Status: http.StatusBadGateway, Count: 4})
+	var ae *lichess.APIError
+	if err := e.c.Move(ctx, id, "d2d4", false); !errors.As(err, &ae) || ae.Status != 502 || !ae.Temporary() {
+		t.Fatalf("move after four 502s: %v", err)
+	}
+
+	// Creating a challenge is never retried.
+	e.srv.InjectFault(lichesstest.Fault{Path: "/api/challenge/fakebot1", Status: 500})
+	if _, err := e.c.CreateChallenge(ctx, "fakebot1", lichess.ChallengeParams{ClockLimit: 60}); !errors.As(err, &ae) || ae.Status != 500 {
+		t.Fatalf("challenge after a 500: %v", err)
+	}
+	if n := e.srv.CountRequests("POST", "/api/challenge/fakebot1"); n != 1 {
+		t.Fatalf("%d challenge attempts, want 1", n)
+	}
+}
+
+func TestMoveTimeoutRetries(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{MoveTimeout: 50 * time.Millisecond, Retries: 1})
+	ctx := testCtx(t)
+	id, _, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	e.srv.SetLatency(300 * time.Millisecond)
+	err := e.c.Move(ctx, id, "e2e4", false)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("slow move: %v", err)
+	}
+	if n := e.srv.CountRequests("POST", "/api/bot/game/"+id+"/move/"); n != 2 {
+		t.Fatalf("%d attempts, want 2", n)
+	}
+	e.srv.SetLatency(0)
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEventStreamReconnects(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	events, errc := e.c.WatchEvents(ctx)
+	id := e.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	if ch := next[*lichess.ChallengeEvent](t, events); ch.Challenge.ID != id {
+		t.Fatalf("challenge %s, want %s", ch.Challenge.ID, id)
+	}
+	if err := e.c.AcceptChallenge(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	next[*lichess.GameStartEvent](t, events)
+
+	// A cut connection: the ongoing game is replayed after the reconnect.
+	e.srv.DropStreams()
+	if gs := next[*lichess.GameStartEvent](t, events); gs.Game.GameID != id {
+		t.Fatalf("replayed gameStart for %s", gs.Game.GameID)
+	}
+	// A silent connection: the watchdog declares it dead.
+	e.srv.StallStreams()
+	if gs := next[*lichess.GameStartEvent](t, events); gs.Game.GameID != id {
+		t.Fatalf("replayed gameStart for %s", gs.Game.GameID)
+	}
+	if !strings.Contains(e.log.String(), "silent") {
+		t.Errorf("idle stream not logged: %s", e.log.String())
+	}
+	// A 503 on reconnect is retried too.
+	e.srv.InjectFault(lichesstest.Fault{Path: "/api/stream/event", Status: 503, Count: 2})
+	e.srv.DropStreams()
+	next[*lichess.GameStartEvent](t, events)
+	if n := e.srv.CountRequests("GET", "/api/stream/event"); n != 6 {
+		t.Errorf("%d event stream opens, want 6", n)
+	}
+	select {
+	case err := <-errc:
+		t.Fatalf("watcher ended: %v", err)
+	default:
+	}
+}
+
+func TestWatchEndsWithContext(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	events, errc := e.c.WatchEvents(ctx)
+	if err := e.srv.WaitUntil(ctx, e.srv.EventStreamOpen); err != nil {
+		t.Fatal(err)
+	}
+	id := e.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	if err := e.c.AcceptChallenge(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	gevents, gerrc := e.c.WatchGame(ctx, id)
+	next[*lichess.GameFull](t, gevents)
+	cancel()
+	for range events {
+	}
+	for range gevents {
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	if err := <-gerrc; err != nil {
+		t.Fatalf("game: %v", err)
+	}
+	if err := e.srv.WaitUntil(t.Context(), func() bool { return !e.srv.EventStreamOpen() && e.srv.GameStreams(id) == 0 }); err != nil {
+		t.Fatal(err)
+	}
+}

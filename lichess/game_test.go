@@ -1,0 +1,387 @@
+package lichess_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+)
+
+// startGame scripts a challenge, accepts it and opens the game stream.
+func startGame(t *testing.T, e *env, spec lichesstest.ChallengeSpec) (string, <-chan lichess.GameEvent, <-chan error, *lichess.GameFull) {
+	t.Helper()
+	ctx := testCtx(t)
+	id := e.srv.Challenge(spec)
+	if err := e.c.AcceptChallenge(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	events, errc := e.c.WatchGame(ctx, id)
+	full := next[*lichess.GameFull](t, events)
+	if full.ID != id {
+		t.Fatalf("gameFull for %s, want %s", full.ID, id)
+	}
+	return id, events, errc, full
+}
+
+// stateWith waits for a game state (gameState event) satisfying ok.
+func stateWith(t *testing.T, events <-chan lichess.GameEvent, ok func(*lichess.GameState) bool) *lichess.GameState {
+	t.Helper()
+	for {
+		ev := next[lichess.GameEvent](t, events)
+		switch e := ev.(type) {
+		case *lichess.GameStateEvent:
+			if ok(&e.GameState) {
+				return &e.GameState
+			}
+		case *lichess.GameFull:
+			if ok(&e.State) {
+				return &e.State
+			}
+		}
+	}
+}
+
+func nMoves(n int) func(*lichess.GameState) bool {
+	return func(s *lichess.GameState) bool { return len(s.MoveList()) == n }
+}
+
+func TestPlayToMate(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, errc, full := startGame(t, e, lichesstest.ChallengeSpec{
+		ClockLimit: time.Minute, ClockIncrement: time.Second, Color: "black",
+		Opponent: lichesstest.Scripted([]string{"e7e5", "d8h4"}, nil),
+	})
+	if ourColor(full, "ponderosa") != lichess.White || full.Clock == nil || full.Clock.Initial != 60000 ||
+		full.Clock.Increment != 1000 || full.InitialFEN != "startpos" || full.Speed != lichess.SpeedBullet ||
+		full.State.Status != lichess.StatusStarted || full.State.Moves != "" || full.State.WTime != 60000 ||
+		full.State.WInc != 1000 || full.State.Expiration == nil || full.State.Expiration.MillisToMove != 20000 ||
+		full.Black.ID != "alice" || full.White.Title != "BOT" || full.CreatedAt == 0 || full.Perf.Name != "Bullet" {
+		t.Fatalf("gameFull = %+v", full)
+	}
+	if err := e.c.Move(ctx, id, "f2f3", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	if err := e.c.Move(ctx, id, "g2g4", false); err != nil {
+		t.Fatal(err)
+	}
+	final := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() })
+	if final.Status != lichess.StatusMate || final.Winner != lichess.Black || final.Moves != "f2f3 e7e5 g2g4 d8h4" {
+		t.Fatalf("final state = %+v", final)
+	}
+	if _, ok := <-events; ok {
+		t.Fatal("events still open after the game ended")
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("watch ended with %v", err)
+	}
+	var me *lichess.MoveError
+	if err := e.c.Move(ctx, id, "a2a3", false); !errors.As(err, &me) || !strings.Contains(me.Message, "game already over") {
+		t.Fatalf("move after mate: %v", err)
+	}
+	// A game stream opened after the end sends gameFull and closes.
+	late, lerr := e.c.StreamGame(ctx, id)
+	if f := next[*lichess.GameFull](t, late); f.State.Status != lichess.StatusMate {
+		t.Fatalf("late gameFull = %+v", f.State)
+	}
+	for range late {
+	}
+	if err := <-lerr; err != nil {
+		t.Fatalf("late stream: %v", err)
+	}
+}
+
+func TestIllegalMoveAndTurn(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	var me *lichess.MoveError
+	if err := e.c.Move(ctx, id, "e2e5", false); !errors.As(err, &me) || me.Message != "Invalid UCI: e2e5" || me.Move != "e2e5" {
+		t.Fatalf("illegal move: %v", err)
+	}
+	if !lichess.IsFatal(me) {
+		t.Error("a rejected move should be fatal for retries")
+	}
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	// It is now the opponent's turn until its reply arrives; wait for it.
+	stateWith(t, events, nMoves(2))
+	if err := e.c.Move(ctx, "nosuchgm", "e2e4", false); err == nil {
+		t.Fatal("move in an unknown game succeeded")
+	}
+}
+
+func TestChatDrawTakebackGone(t *testing.T) {
+	e := setup(t, lichesstest.Options{
+		ClaimWinAfter:  200 * time.Millisecond,
+		AcceptTakeback: func(lichesstest.GameInfo) bool { return true },
+	}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{
+		ClockLimit: 5 * time.Minute, Color: "black",
+		Opponent: lichesstest.Scripted([]string{"e7e5", "g8f6", "b8c6", "f8c5"}, nil),
+	})
+
+	if err := e.c.Chat(ctx, id, "", "Good luck!"); err != nil {
+		t.Fatal(err)
+	}
+	if cl := next[*lichess.ChatLine](t, events); cl.Username != "Ponderosa" || cl.Text != "Good luck!" || cl.Room != "player" {
+		t.Fatalf("own chat line = %+v", cl)
+	}
+	if err := e.srv.OpponentSay(id, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if cl := next[*lichess.ChatLine](t, events); cl.Username != "Alice" || cl.Text != "hi" {
+		t.Fatalf("opponent chat line = %+v", cl)
+	}
+	if err := e.c.Chat(ctx, id, "spectator", strings.Repeat("x", 141)); err == nil {
+		t.Fatal("141-character chat accepted")
+	}
+
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	// The opponent offers a draw; we decline.
+	if err := e.srv.OpponentOfferDraw(id); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return s.BDraw && s.DrawOffered(lichess.Black) })
+	if err := e.c.HandleDrawOffer(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return !s.BDraw })
+
+	// We propose a takeback of e2e4 after the reply: the opponent accepts.
+	if err := e.c.HandleTakeback(ctx, id, true); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return s.WTakeback })
+	stateWith(t, events, nMoves(0))
+	if err := e.c.Move(ctx, id, "d2d4", false); err != nil {
+		t.Fatal(err)
+	}
+	st := stateWith(t, events, nMoves(2))
+	if st.Moves != "d2d4 e7e5" {
+		t.Fatalf("moves after takeback = %q", st.Moves)
+	}
+	// The opponent proposes a takeback; we decline.
+	if err := e.srv.OpponentProposeTakeback(id); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return s.TakebackProposed(lichess.Black) })
+	if err := e.c.HandleTakeback(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return !s.BTakeback })
+
+	// Claiming too early fails; the opponent leaves, then we may claim.
+	var ae *lichess.APIError
+	if err := e.c.ClaimVictory(ctx, id); !errors.As(err, &ae) || ae.Status != 400 {
+		t.Fatalf("early claim: %v", err)
+	}
+	if err := e.c.Move(ctx, id, "d4e5", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(4))
+	if err := e.srv.OpponentLeave(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Move(ctx, id, "g1f3", false); err != nil {
+		t.Fatal(err)
+	}
+	var gone *lichess.OpponentGone
+	for gone == nil || gone.ClaimWinInSeconds == nil || *gone.ClaimWinInSeconds > 0 {
+		gone = next[*lichess.OpponentGone](t, events)
+		if !gone.Gone {
+			t.Fatalf("opponentGone = %+v", gone)
+		}
+	}
+	if err := e.c.ClaimVictory(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	final := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() })
+	if final.Status != lichess.StatusTimeout || final.Winner != lichess.White {
+		t.Fatalf("final = %+v", final)
+	}
+}
+
+func TestDrawOfferWithMove(t *testing.T) {
+	e := setup(t, lichesstest.Options{AcceptDraw: func(lichesstest.GameInfo) bool { return true }}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black",
+		Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil)})
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	if err := e.c.Move(ctx, id, "g1f3", true); err != nil {
+		t.Fatal(err)
+	}
+	final := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() })
+	if final.Status != lichess.StatusDraw || final.Winner != "" {
+		t.Fatalf("final = %+v", final)
+	}
+	if r := e.srv.Requests(); r[len(r)-1].Query.Get("offeringDraw") != "true" && r[len(r)-2].Query.Get("offeringDraw") != "true" {
+		t.Fatalf("offeringDraw not sent: %+v", r[len(r)-2:])
+	}
+}
+
+func TestFlagFallAndIncrement(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{
+		ClockLimit: 700 * time.Millisecond, ClockIncrement: 100 * time.Millisecond, Color: "black",
+		Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil),
+	})
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	// The clock runs from ply 2: white spends a little, gains the increment.
+	time.Sleep(50 * time.Millisecond)
+	if err := e.c.Move(ctx, id, "g1f3", false); err != nil {
+		t.Fatal(err)
+	}
+	st := stateWith(t, events, nMoves(3))
+	if st.WTime >= 750 || st.WTime < 500 || st.BTime != 700 {
+		t.Fatalf("clocks after a timed move: w=%d b=%d", st.WTime, st.BTime)
+	}
+	stateWith(t, events, nMoves(4))
+	// Now we never move: white's flag falls.
+	final := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() })
+	if final.Status != lichess.StatusOutOfTime || final.Winner != lichess.Black || final.WTime != 0 {
+		t.Fatalf("final = %+v", final)
+	}
+}
+
+func TestFirstMoveAbortAndResign(t *testing.T) {
+	e := setup(t, lichesstest.Options{FirstMoveTimeout: 150 * time.Millisecond}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, _, full := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	if full.State.Expiration == nil || full.State.Expiration.MillisToMove != 150 {
+		t.Fatalf("expiration = %+v", full.State.Expiration)
+	}
+	final := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() })
+	if final.Status != lichess.StatusAborted || final.Winner != "" {
+		t.Fatalf("final = %+v", final)
+	}
+	var ae *lichess.APIError
+	if err := e.c.Abort(ctx, id); !errors.As(err, &ae) || ae.Status != 400 {
+		t.Fatalf("abort after the end: %v", err)
+	}
+
+	// Resigning an abortable game aborts it.
+	id2, ev2, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	if err := e.c.Resign(ctx, id2); err != nil {
+		t.Fatal(err)
+	}
+	if f := stateWith(t, ev2, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Status != lichess.StatusAborted {
+		t.Fatalf("resign at ply 0 = %+v", f)
+	}
+
+	// After two plies abort fails and resign resigns.
+	id3, ev3, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	if err := e.c.Move(ctx, id3, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, ev3, nMoves(2))
+	if err := e.c.Abort(ctx, id3); !errors.As(err, &ae) || !strings.Contains(ae.Message, "no longer be aborted") {
+		t.Fatalf("late abort: %v", err)
+	}
+	if err := e.c.Resign(ctx, id3); err != nil {
+		t.Fatal(err)
+	}
+	if f := stateWith(t, ev3, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Status != lichess.StatusResign || f.Winner != lichess.Black {
+		t.Fatalf("resign = %+v", f)
+	}
+}
+
+func TestChess960(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	fen := lichesstest.Chess960FEN(518 - 4*4) // bishops moved: not the standard start
+	id, events, _, full := startGame(t, e, lichesstest.ChallengeSpec{Variant: "chess960", FEN: fen, ClockLimit: time.Minute, Color: "black"})
+	if full.Variant.Key != lichess.VariantChess960 || full.InitialFEN != fen {
+		t.Fatalf("gameFull = %+v", full)
+	}
+	pos := position(t, full, nil)
+	if err := e.c.Move(ctx, id, firstMove(&pos), false); err != nil {
+		t.Fatal(err)
+	}
+	st := stateWith(t, events, nMoves(2))
+	position(t, full, st.MoveList()) // the replies replay on the 960 start
+}
+
+// TestFullGame plays whole games with the first legal move against the
+// fake's default opponent, through reconnects, until they end by the rules.
+func TestFullGameWithDrops(t *testing.T) {
+	e := setup(t, lichesstest.Options{OpponentDelay: time.Millisecond}, lichess.Options{})
+	ctx := testCtx(t)
+	id, events, errc, full := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: 10 * time.Minute, Color: "random"})
+	us := ourColor(full, "ponderosa")
+	drops := 0
+	state := &full.State
+	fulls := 1
+	for {
+		if state.Status.Finished() {
+			break
+		}
+		moves := state.MoveList()
+		pos := position(t, full, moves)
+		if toMove(&pos) == us {
+			if len(moves) == 6 || len(moves) == 21 {
+				e.srv.DropStreams()
+				drops++
+			}
+			if len(moves) > 300 {
+				if err := e.c.Resign(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := e.c.Move(ctx, id, firstMove(&pos), false); err != nil {
+				var me *lichess.MoveError
+				if !errors.As(err, &me) {
+					t.Fatal(err)
+				}
+			}
+		}
+		// Wait for a state with more moves (or the end).
+		n := len(moves)
+		for {
+			ev := next[lichess.GameEvent](t, events)
+			if f, ok := ev.(*lichess.GameFull); ok {
+				fulls++
+				full, state = f, &f.State
+			} else if s, ok := ev.(*lichess.GameStateEvent); ok {
+				state = &s.GameState
+			} else {
+				continue
+			}
+			if len(state.MoveList()) != n || state.Status.Finished() {
+				break
+			}
+		}
+	}
+	for range events {
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if drops == 0 || fulls < drops+1 {
+		t.Fatalf("drops=%d fulls=%d", drops, fulls)
+	}
+	gi, _ := e.srv.Game(id)
+	if !gi.Over() || strings.Join(gi.Moves, " ") != state.Moves {
+		t.Fatalf("server game %+v, client saw %q", gi, state.Moves)
+	}
+	if !strings.Contains(e.log.String(), "reconnecting") {
+		t.Error("no reconnect logged")
+	}
+	_ = context.Background
+}
