@@ -4,9 +4,8 @@ package board
 // sliding pieces use "fancy" magic bitboards: for each square, the relevant
 // occupancy (the ray squares minus the board edge) is multiplied by a magic
 // number and shifted, giving an index into a shared attack table. The magic
-// numbers are searched for once at start-up with a fixed-seed generator, so
-// the tables are the same on every run (a few milliseconds; see
-// BenchmarkInitAttacks).
+// numbers (magics_table.go) were found by TestGenerateMagics; start-up only
+// fills the tables (see BenchmarkInitAttacks).
 
 var (
 	pawnAttacks   [2][64]Bitboard
@@ -40,8 +39,8 @@ var (
 
 func init() {
 	initLeapers()
-	initMagics(&rookMagics, rookTable[:], rookDirs)
-	initMagics(&bishopMagics, bishopTable[:], bishopDirs)
+	fillMagics(&rookMagics, &rookMagicNumbers, rookTable[:], rookDirs)
+	fillMagics(&bishopMagics, &bishopMagicNumbers, bishopTable[:], bishopDirs)
 	initLines()
 }
 
@@ -90,74 +89,36 @@ func slideAttacks(sq Square, occ Bitboard, dirs [4][2]int) Bitboard {
 	return att
 }
 
-// prng is a xorshift64* generator used only to search for magic numbers.
-type prng uint64
-
-func (p *prng) next() uint64 {
-	*p ^= *p >> 12
-	*p ^= *p << 25
-	*p ^= *p >> 27
-	return uint64(*p) * 2685821657736338717
-}
-
-// sparse returns a random number with few bits set, a good magic candidate.
-func (p *prng) sparse() uint64 { return p.next() & p.next() & p.next() }
-
-// magicSeeds seed the search per rank; these values make the search quick.
-var magicSeeds = [8]uint64{728, 10316, 55013, 32803, 12281, 15100, 16645, 255}
-
-func initMagics(magics *[64]magic, table []Bitboard, dirs [4][2]int) {
-	var occs, refs [4096]Bitboard
-	var epoch [4096]int
-	attempt := 0
+// fillMagics computes, for every square, the relevant-occupancy mask and
+// the attacks of every occupancy subset, stored at the index the given
+// magic number maps it to.
+func fillMagics(magics *[64]magic, numbers *[64]uint64, table []Bitboard, dirs [4][2]int) {
 	offset := uint32(0)
 	for sq := Square(0); sq < 64; sq++ {
 		m := &magics[sq]
-		edges := ((rank1 | rank8) &^ rankBB(sq.Rank())) | ((fileA | fileH) &^ fileBB(sq.File()))
-		m.mask = slideAttacks(sq, 0, dirs) &^ edges
-		bitsN := m.mask.Count()
-		m.shift = uint8(64 - bitsN)
+		m.mask = relevantMask(sq, dirs)
+		m.magic = numbers[sq]
+		m.shift = uint8(64 - m.mask.Count())
 		m.offset = offset
-		// Enumerate every subset of the mask (Carry-Rippler).
-		n := 0
+		n := uint32(0)
 		for b := Bitboard(0); ; {
-			occs[n] = b
-			refs[n] = slideAttacks(sq, b, dirs)
+			table[m.index(b)] = slideAttacks(sq, b, dirs)
 			n++
 			b = (b - m.mask) & m.mask
 			if b == 0 {
 				break
 			}
 		}
-		rng := prng(magicSeeds[sq.Rank()])
-		for {
-			for {
-				m.magic = rng.sparse()
-				if bitsCount64((uint64(m.mask)*m.magic)>>56) >= 6 {
-					break
-				}
-			}
-			attempt++
-			ok := true
-			for i := 0; i < n; i++ {
-				idx := uint32((uint64(occs[i]) * m.magic) >> m.shift)
-				if epoch[idx] < attempt {
-					epoch[idx] = attempt
-					table[offset+idx] = refs[i]
-				} else if table[offset+idx] != refs[i] {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				break
-			}
-		}
-		offset += uint32(n)
+		offset += n
 	}
 }
 
-func bitsCount64(x uint64) int { return Bitboard(x).Count() }
+// relevantMask returns the squares whose occupancy matters for a slider on
+// sq: its empty-board rays without the last square of each.
+func relevantMask(sq Square, dirs [4][2]int) Bitboard {
+	edges := ((rank1 | rank8) &^ rankBB(sq.Rank())) | ((fileA | fileH) &^ fileBB(sq.File()))
+	return slideAttacks(sq, 0, dirs) &^ edges
+}
 
 func initLines() {
 	for a := Square(0); a < 64; a++ {

@@ -121,8 +121,10 @@ func BenchmarkGivesCheck(b *testing.B) {
 
 func BenchmarkInitAttacks(b *testing.B) {
 	for b.Loop() {
-		initMagics(&rookMagics, rookTable[:], rookDirs)
-		initMagics(&bishopMagics, bishopTable[:], bishopDirs)
+		fillMagics(&rookMagics, &rookMagicNumbers, rookTable[:], rookDirs)
+		fillMagics(&bishopMagics, &bishopMagicNumbers, bishopTable[:], bishopDirs)
+		initLeapers()
+		initLines()
 	}
 }
 

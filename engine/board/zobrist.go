@@ -32,3 +32,17 @@ func init() {
 	}
 	zobristSide = rng.next()
 }
+
+// prng is a xorshift64* generator with a fixed seed, for Zobrist keys and the magic search.
+type prng uint64
+
+func (p *prng) next() uint64 {
+	*p ^= *p >> 12
+	*p ^= *p << 25
+	*p ^= *p >> 27
+	return uint64(*p) * 2685821657736338717
+}
+
+// sparse returns a random number with few bits set, a good magic candidate.
+func (p *prng) sparse() uint64 { return p.next() & p.next() & p.next() }
+
