@@ -45,4 +45,3 @@ func (p *prng) next() uint64 {
 
 // sparse returns a random number with few bits set, a good magic candidate.
 func (p *prng) sparse() uint64 { return p.next() & p.next() & p.next() }
-
