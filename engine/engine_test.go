@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// longTests reports whether the slow variants are enabled.
+func longTests() bool { return os.Getenv("PONDEROSA_LONG") == "1" }
+
+func mustGame(t testing.TB, fen string, moves ...string) *board.Game {
+	t.Helper()
+	pos, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatalf("ParseFEN(%q): %v", fen, err)
+	}
+	g := board.NewGame(pos)
+	for _, m := range moves {
+		if err := g.PlayUCI(m); err != nil {
+			t.Fatalf("PlayUCI(%s): %v", m, err)
+		}
+	}
+	return g
+}
+
+func uciOf(g *board.Game, m board.Move) string {
+	pos := g.Position()
+	if m == board.NoMove {
+		return "0000"
+	}
+	return pos.UCI(m)
+}
+
+func assertLegal(t *testing.T, g *board.Game, m board.Move) {
+	t.Helper()
+	pos := g.Position()
+	if m == board.NoMove || !pos.IsLegal(m) {
+		t.Fatalf("best move %v is not legal in %s", m, pos.FEN())
+	}
+}
+
+func TestMateAtFixedDepth(t *testing.T) {
+	tests := []struct {
+		name, fen string
+		depth     int
+		want      []string
+		mateIn    int
+	}{
+		{"back rank mate in 1", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 3, []string{"d1d8"}, 1},
+		{"queen mate in 1", "k7/8/1K6/8/8/8/8/6Q1 w - - 0 1", 3, []string{"g1g8", "g1a7"}, 1},
+		{"black mates in 1", "3r2k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", 3, []string{"d8d1"}, 1},
+		{"mate in 2 (rook ladder)", "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 5, []string{"b1b7", "a2a7"}, 2},
+		{"mate in 2 queen+rook", "6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 6, []string{"g2g1"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustGame(t, tc.fen)
+			e := New(Options{HashMB: 4})
+			res := e.Search(context.Background(), g, Limits{Depth: tc.depth}, nil)
+			got := uciOf(g, res.Best)
+			if !slices.Contains(tc.want, got) {
+				t.Errorf("best = %s, want one of %v (score %v)", got, tc.want, res.Score)
+			}
+			if res.Score.MateIn() != tc.mateIn {
+				t.Errorf("score %v, want mate %d", res.Score, tc.mateIn)
+			}
+		})
+	}
+}
+
+func TestBeingMatedScore(t *testing.T) {
+	// White's only move Kg1 allows ...Rb1#: mated in 1.
+	g := mustGame(t, "7k/8/8/8/8/1r6/r7/7K w - - 0 1")
+	e := New(Options{HashMB: 4})
+	res := e.Search(context.Background(), g, Limits{Depth: 4}, nil)
+	assertLegal(t, g, res.Best)
+	if res.Score.MateIn() != -1 {
+		t.Errorf("score %v, want mate -1", res.Score)
+	}
+}
+
+func TestNoLegalMoves(t *testing.T) {
+	for _, tc := range []struct {
+		name, fen string
+		score     Score
+	}{
+		{"checkmated", "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", -MateScore},
+		{"stalemate", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(Options{})
+			res := e.Search(context.Background(), mustGame(t, tc.fen), Limits{Depth: 5}, nil)
+			if res.Best != board.NoMove {
+				t.Errorf("best = %v, want NoMove", res.Best)
+			}
+			if res.Score != tc.score {
+				t.Errorf("score = %v, want %v", res.Score, tc.score)
+			}
+		})
+	}
+}
+
+func TestStopAtDepthOneReturnsLegalMove(t *testing.T) {
+	g := mustGame(t, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	for i := 0; i < 20; i++ {
+		e := New(Options{Threads: 1 + i%2})
+		e.Stop() // a stray stop while idle is ignored
+		done := make(chan Result)
+		go func() { done <- e.Search(context.Background(), g, Limits{Infinite: true}, nil) }()
+		// Stop as early as possible, possibly before the search registers:
+		// keep calling Stop until it returns.
+		var res Result
+	loop:
+		for {
+			e.Stop()
+			select {
+			case res = <-done:
+				break loop
+			case <-time.After(time.Millisecond):
+			}
+		}
+		assertLegal(t, g, res.Best)
+	}
+}
+
+func TestCancelContextReturnsPromptly(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	e := New(Options{Threads: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result)
+	go func() { done <- e.Search(ctx, g, Limits{Infinite: true}, nil) }()
+	time.Sleep(30 * time.Millisecond)
+	cancel()
+	select {
+	case res := <-done:
+		assertLegal(t, g, res.Best)
+	case <-time.After(2 * time.Second):
+		t.Fatal("Search did not return after ctx cancel")
+	}
+	// An already cancelled context still yields a legal move.
+	res := e.Search(ctx, g, Limits{}, nil)
+	assertLegal(t, g, res.Best)
+}
+
+func TestPonderWaitsForPonderHit(t *testing.T) {
+	// A mate in 1 is found at once, but a ponder search must not return
+	// before PonderHit.
+	g := mustGame(t, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+	e := New(Options{})
+	done := make(chan Result, 1)
+	go func() {
+		done <- e.Search(context.Background(), g, Limits{Ponder: true, WTime: time.Second, BTime: time.Second}, nil)
+	}()
+	select {
+	case <-done:
+		t.Fatal("ponder search returned before ponderhit")
+	case <-time.After(100 * time.Millisecond):
+	}
+	e.PonderHit()
+	select {
+	case res := <-done:
+		if uciOf(g, res.Best) != "d1d8" {
+			t.Errorf("best = %s, want d1d8", uciOf(g, res.Best))
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("ponder search did not return after ponderhit")
+	}
+}
+
+func TestInfiniteWaitsForStop(t *testing.T) {
+	g := mustGame(t, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+	e := New(Options{})
+	done := make(chan Result, 1)
+	go func() { done <- e.Search(context.Background(), g, Limits{Infinite: true, Depth: 3}, nil) }()
+	select {
+	case <-done:
+		t.Fatal("infinite search returned before stop")
+	case <-time.After(100 * time.Millisecond):
+	}
+	e.PonderHit() // not a ponder search: ignored
+	select {
+	case <-done:
+		t.Fatal("infinite search returned on ponderhit")
+	case <-time.After(50 * time.Millisecond):
+	}
+	e.Stop()
+	select {
+	case res := <-done:
+		assertLegal(t, g, res.Best)
+	case <-time.After(2 * time.Second):
+		t.Fatal("infinite search did not return after stop")
+	}
+}
+
+func TestPonderHitStartsClock(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	e := New(Options{Threads: 2, MoveOverhead: 10 * time.Millisecond})
+	done := make(chan Result, 1)
+	go func() {
+		done <- e.Search(context.Background(), g, Limits{Ponder: true, WTime: 300 * time.Millisecond, BTime: 300 * time.Millisecond}, nil)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	e.PonderHit()
+	select {
+	case res := <-done:
+		assertLegal(t, g, res.Best)
+	case <-time.After(5 * time.Second):
+		t.Fatal("search did not finish after ponderhit with a 300 ms clock")
+	}
+}
+
+func TestPonderStopSequencesRace(t *testing.T) {
+	// Random interleavings of ponder, ponderhit and stop from several
+	// goroutines (run with -race).
+	g := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	e := New(Options{Threads: 2, HashMB: 2})
+	for i := 0; i < 10; i++ {
+		done := make(chan Result, 1)
+		go func() {
+			done <- e.Search(context.Background(), g, Limits{Ponder: true, WTime: 50 * time.Millisecond, BTime: 50 * time.Millisecond, WInc: 0}, func(Info) {})
+		}()
+		var wg sync.WaitGroup
+		for j := 0; j < 3; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i+j) * time.Millisecond)
+				if (i+j)%2 == 0 {
+					e.PonderHit()
+				} else {
+					e.Stop()
+				}
+			}()
+		}
+		wg.Wait()
+		var res Result
+	loop:
+		for {
+			select {
+			case res = <-done:
+				break loop
+			case <-time.After(5 * time.Millisecond):
+				e.Stop() // the search may have started after the calls
+			}
+		}
+		assertLegal(t, g, res.Best)
+		_ = e.Options()
+	}
+	e.NewGame()
+}
+
+func TestSearchMovesAndMultiPV(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	pos := g.Position()
+	a3, _ := pos.ParseUCIMove("a2a3")
+	h3, _ := pos.ParseUCIMove("h2h3")
+	e := New(Options{})
+	res := e.Search(context.Background(), g, Limits{Depth: 4, SearchMoves: []board.Move{a3, h3}}, nil)
+	if res.Best != a3 && res.Best != h3 {
+		t.Errorf("best %s not among searchmoves", uciOf(g, res.Best))
+	}
+	e.SetOptions(Options{MultiPV: 3})
+	lines := map[int]board.Move{}
+	e.Search(context.Background(), g, Limits{Depth: 5}, func(in Info) {
+		if in.Depth == 5 && in.PV != nil {
+			lines[in.MultiPV] = in.PV[0]
+		}
+	})
+	if len(lines) != 3 {
+		t.Fatalf("got %d MultiPV lines at depth 5, want 3: %v", len(lines), lines)
+	}
+	if lines[1] == lines[2] || lines[2] == lines[3] || lines[1] == lines[3] {
+		t.Errorf("MultiPV lines share a first move: %v", lines)
+	}
+}
+
+func TestNodeLimit(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	e := New(Options{})
+	res := e.Search(context.Background(), g, Limits{Nodes: 20000}, nil)
+	assertLegal(t, g, res.Best)
+	if res.Nodes > 20000+2048 {
+		t.Errorf("searched %d nodes with a 20000 node limit", res.Nodes)
+	}
+}
+
+func TestMateLimit(t *testing.T) {
+	g := mustGame(t, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1")
+	e := New(Options{})
+	res := e.Search(context.Background(), g, Limits{Mate: 2}, nil)
+	if res.Score.MateIn() != 2 {
+		t.Errorf("score %v, want mate 2", res.Score)
+	}
+}
+
+func TestMoveTimeIsHonoured(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	e := New(Options{MoveOverhead: 5 * time.Millisecond})
+	res := e.Search(context.Background(), g, Limits{MoveTime: 50 * time.Millisecond}, nil)
+	assertLegal(t, g, res.Best)
+	if res.Time > 2*time.Second {
+		t.Errorf("movetime 50ms took %v", res.Time)
+	}
+}
+
+func TestRepetitionDetection(t *testing.T) {
+	shuffle := []string{"g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"}
+	const fen = "6nk/8/8/8/8/8/8/6NK w - - 0 1"
+	for n, want := range map[int]bool{3: false, 4: true, 7: true} {
+		g := mustGame(t, fen, shuffle[:n]...)
+		root := g.Position()
+		w := newWorker(0, newTransTable(1))
+		w.prepare(newRun(Limits{}, timeBudget{}), &root, g.Keys(), legalRootMoves(&root, nil), 1)
+		if got := w.isRepetition(0); got != want {
+			t.Errorf("after %d moves: isRepetition = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestBenchDeterministic(t *testing.T) {
+	e := New(Options{Threads: 1, HashMB: 16})
+	depth := 5
+	n1, _ := e.Bench(context.Background(), depth)
+	n2, _ := e.Bench(context.Background(), depth)
+	if n1 != n2 || n1 == 0 {
+		t.Errorf("bench node counts differ: %d vs %d", n1, n2)
+	}
+	e2 := New(Options{Threads: 1, HashMB: 16})
+	if n3, _ := e2.Bench(context.Background(), depth); n3 != n1 {
+		t.Errorf("a fresh engine benches %d nodes, want %d", n3, n1)
+	}
+}
+
+func TestTwoEnginesIndependent(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	a, b := New(Options{HashMB: 2}), New(Options{HashMB: 2})
+	var wg sync.WaitGroup
+	for _, e := range []*Engine{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := e.Search(context.Background(), g, Limits{Depth: 6}, nil)
+			assertLegal(t, g, res.Best)
+		}()
+	}
+	wg.Wait()
+}
+
+func TestSearchAllocations(t *testing.T) {
+	// The tree search itself allocates nothing: a deeper search costs no
+	// more allocations than a shallow one (the facade allocates a fixed few).
+	g := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	e := New(Options{HashMB: 2})
+	shallow := testing.AllocsPerRun(3, func() { e.Search(context.Background(), g, Limits{Depth: 3}, nil) })
+	deep := testing.AllocsPerRun(3, func() { e.Search(context.Background(), g, Limits{Depth: 7}, nil) })
+	if deep > shallow {
+		t.Errorf("depth 7 search allocates %.0f times, depth 2 %.0f: the tree search allocates", deep, shallow)
+	}
+}
+
+func TestScoreFormatting(t *testing.T) {
+	tests := []struct {
+		s    Score
+		want string
+		mate int
+	}{
+		{23, "cp 23", 0},
+		{-150, "cp -150", 0},
+		{mateIn(1), "mate 1", 1},
+		{mateIn(3), "mate 2", 2},
+		{matedIn(2), "mate -1", -1},
+		{matedIn(4), "mate -2", -2},
+		{matedIn(0), "mate 0", 0},
+	}
+	for _, tc := range tests {
+		if got := tc.s.String(); got != tc.want {
+			t.Errorf("Score(%d).String() = %q, want %q", tc.s, got, tc.want)
+		}
+		if got := tc.s.MateIn(); got != tc.mate {
+			t.Errorf("Score(%d).MateIn() = %d, want %d", tc.s, got, tc.mate)
+		}
+	}
+}

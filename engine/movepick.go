@@ -1,0 +1,253 @@
+package engine
+
+import "github.com/ponderosa-chess/ponderosa/engine/board"
+
+// Picker stages.
+const (
+	stageTT = iota
+	stageGenCaptures
+	stageGoodCaptures
+	stageKiller1
+	stageKiller2
+	stageCounter
+	stageGenQuiets
+	stageQuiets
+	stageBadCaptures
+	stageDone
+)
+
+// picker hands out moves one at a time in a good order, generating lazily.
+// In quiescence mode (qs) only captures and promotions are produced.
+type picker struct {
+	pos                       *board.Position
+	hist                      *history
+	cont1, cont2              *contTable
+	stage                     int
+	qs                        bool
+	skipQuiets                bool
+	tt, killer1, killer2, ctr board.Move
+
+	caps       board.MoveList
+	capScores  [board.MaxMoves]int32
+	capIdx     int
+	bad        [board.MaxMoves]board.Move
+	nBad, bIdx int
+
+	quiets      board.MoveList
+	quietScores [board.MaxMoves]int32
+	quietIdx    int
+}
+
+func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move, counter board.Move, qs bool,
+	h *history, cont1, cont2 *contTable) {
+	p.pos, p.hist, p.cont1, p.cont2 = pos, h, cont1, cont2
+	p.stage = stageTT
+	p.qs = qs
+	p.skipQuiets = false
+	p.tt = tt
+	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
+	p.capIdx, p.nBad, p.bIdx, p.quietIdx = 0, 0, 0, 0
+	if qs && tt != board.NoMove && !pos.IsCapture(tt) && !tt.IsPromotion() {
+		p.tt = board.NoMove
+	}
+}
+
+// seeValue are piece values for SEE, MVV-LVA and delta pruning.
+var seeValue = [8]int{0, 100, 320, 330, 500, 950, 20000, 0}
+
+// isQuietMove reports whether m is neither a capture nor a promotion.
+func (p *picker) isQuietMove(m board.Move) bool {
+	return !p.pos.IsCapture(m) && !m.IsPromotion()
+}
+
+// next returns the next move, or NoMove when there are no more.
+func (p *picker) next(w *worker) board.Move {
+	for {
+		switch p.stage {
+		case stageTT:
+			p.stage++
+			if p.tt != board.NoMove {
+				return p.tt
+			}
+		case stageGenCaptures:
+			p.caps.N = 0
+			p.pos.GenerateCaptures(&p.caps)
+			for i, m := range p.caps.Slice() {
+				victim := capturedType(p.pos, m)
+				pc := p.pos.PieceAt(m.From())
+				s := int32(seeValue[victim])*16 + int32(p.hist.capture[pc][m.To()][victim])/8
+				if m.IsPromotion() {
+					s += int32(seeValue[m.Promotion()]) * 16
+				}
+				p.capScores[i] = s
+			}
+			p.stage++
+		case stageGoodCaptures:
+			for p.capIdx < p.caps.N {
+				m := p.pickBest(&p.caps, p.capScores[:], p.capIdx)
+				p.capIdx++
+				if m == p.tt {
+					continue
+				}
+				if !p.qs && !see(p.pos, m, -p.capScoreMargin(m)) {
+					p.bad[p.nBad] = m
+					p.nBad++
+					continue
+				}
+				return m
+			}
+			if p.qs {
+				p.stage = stageDone
+			} else {
+				p.stage++
+			}
+		case stageKiller1:
+			p.stage++
+			if !p.skipQuiets && p.usableQuiet(p.killer1) {
+				return p.killer1
+			}
+		case stageKiller2:
+			p.stage++
+			if !p.skipQuiets && p.killer2 != p.killer1 && p.usableQuiet(p.killer2) {
+				return p.killer2
+			}
+		case stageCounter:
+			p.stage++
+			if !p.skipQuiets && p.ctr != p.killer1 && p.ctr != p.killer2 && p.usableQuiet(p.ctr) {
+				return p.ctr
+			}
+		case stageGenQuiets:
+			p.quiets.N = 0
+			if !p.skipQuiets {
+				p.pos.GenerateQuiets(&p.quiets)
+				us := p.pos.SideToMove()
+				for i, m := range p.quiets.Slice() {
+					pc := p.pos.PieceAt(m.From())
+					s := int32(p.hist.butterfly[us][m.From()][m.To()])
+					if p.cont1 != nil {
+						s += int32(p.cont1[pc][m.To()])
+					}
+					if p.cont2 != nil {
+						s += int32(p.cont2[pc][m.To()])
+					}
+					p.quietScores[i] = s
+				}
+			}
+			p.stage++
+		case stageQuiets:
+			for !p.skipQuiets && p.quietIdx < p.quiets.N {
+				m := p.pickBest(&p.quiets, p.quietScores[:], p.quietIdx)
+				p.quietIdx++
+				if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr {
+					continue
+				}
+				return m
+			}
+			p.stage++
+		case stageBadCaptures:
+			for p.bIdx < p.nBad {
+				m := p.bad[p.bIdx]
+				p.bIdx++
+				if m != p.tt {
+					return m
+				}
+			}
+			p.stage++
+		default:
+			return board.NoMove
+		}
+	}
+}
+
+// capScoreMargin lets slightly losing captures with good history stay "good".
+func (p *picker) capScoreMargin(board.Move) int { return 0 }
+
+// usableQuiet reports whether a killer/counter move may be tried here.
+func (p *picker) usableQuiet(m board.Move) bool {
+	return m != board.NoMove && m != p.tt && !m.IsPromotion() && p.pos.IsLegal(m) && !p.pos.IsCapture(m)
+}
+
+// pickBest swaps the best-scored move from index i on into position i.
+func (p *picker) pickBest(l *board.MoveList, scores []int32, i int) board.Move {
+	best := i
+	for j := i + 1; j < l.N; j++ {
+		if scores[j] > scores[best] {
+			best = j
+		}
+	}
+	l.Moves[i], l.Moves[best] = l.Moves[best], l.Moves[i]
+	scores[i], scores[best] = scores[best], scores[i]
+	return l.Moves[i]
+}
+
+// see reports whether the static exchange evaluation of m is at least
+// threshold (in centipawns), considering x-ray attackers. Pins are ignored.
+func see(pos *board.Position, m board.Move, threshold int) bool {
+	if m.IsCastling() {
+		return threshold <= 0
+	}
+	from, to := m.From(), m.To()
+	victim := capturedType(pos, m)
+	swap := seeValue[victim] - threshold
+	if m.IsPromotion() {
+		swap += seeValue[m.Promotion()] - seeValue[board.Pawn]
+	}
+	if swap < 0 {
+		return false
+	}
+	mover := pos.PieceAt(from).Type()
+	if m.IsPromotion() {
+		mover = m.Promotion()
+	}
+	swap = seeValue[mover] - swap
+	if swap <= 0 {
+		return true
+	}
+	occ := pos.Occupied() ^ board.SquareBB(from) ^ board.SquareBB(to)
+	if m.IsEnPassant() {
+		capSq := board.Square(int(to) ^ 8)
+		occ ^= board.SquareBB(capSq)
+	}
+	stm := pos.SideToMove()
+	attackers := pos.AttackersTo(to, occ) & occ
+	bishops := pos.ByType(board.Bishop) | pos.ByType(board.Queen)
+	rooks := pos.ByType(board.Rook) | pos.ByType(board.Queen)
+	res := 1
+	for {
+		stm = stm.Other()
+		attackers &= occ
+		mine := attackers & pos.ByColor(stm)
+		if mine == 0 {
+			break
+		}
+		res ^= 1
+		var pt board.PieceType
+		var bb board.Bitboard
+		for pt = board.Pawn; pt <= board.King; pt++ {
+			bb = mine & pos.ByType(pt)
+			if bb != 0 {
+				break
+			}
+		}
+		if pt == board.King {
+			if attackers&^pos.ByColor(stm) != 0 {
+				return res^1 != 0
+			}
+			return res != 0
+		}
+		swap = seeValue[pt] - swap
+		if swap < res {
+			break
+		}
+		occ ^= board.SquareBB(bb.LSB())
+		switch pt {
+		case board.Pawn, board.Bishop:
+			attackers |= board.BishopAttacks(to, occ) & bishops
+		case board.Rook:
+			attackers |= board.RookAttacks(to, occ) & rooks
+		case board.Queen:
+			attackers |= (board.BishopAttacks(to, occ) & bishops) | (board.RookAttacks(to, occ) & rooks)
+		}
+	}
+	return res != 0
+}

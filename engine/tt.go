@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// The transposition table is shared by every search thread of one Engine
+// without locks. Each entry is two atomic words: data, and check = data ^
+// (key-low-32 << 32 | move). A reader recomputes check^data and accepts the
+// entry only if the key half matches; a torn entry (words from two different
+// writes) fails that test with probability about 1 - 2^-32. Moves read from
+// the table are further verified with Position.IsLegal before use.
+//
+// data layout (low to high): score int16 (16) | eval int16 (16) | depth
+// uint8 (8) | bound (2) | pv flag (1) | generation (5) | valid (1). The
+// valid bit makes every stored data word non-zero, so zero means empty.
+
+const (
+	ttBucketSize = 4
+	ttGenBits    = 5
+	ttGenMask    = 1<<ttGenBits - 1
+	ttValid      = 1 << 48
+)
+
+type ttEntry struct {
+	check atomic.Uint64
+	data  atomic.Uint64
+}
+
+type ttBucket [ttBucketSize]ttEntry
+
+// ttHit is a decoded table entry.
+type ttHit struct {
+	move  board.Move
+	score Score
+	eval  Score
+	depth int
+	bound Bound
+	pv    bool
+}
+
+type transTable struct {
+	buckets []ttBucket
+	gen     uint8
+}
+
+func newTransTable(mb int) *transTable {
+	t := &transTable{}
+	t.resize(mb)
+	return t
+}
+
+// resize reallocates the table for mb MiB (at least one bucket). It must not
+// run during a search.
+func (t *transTable) resize(mb int) {
+	n := uint64(mb) << 20 / 64 // a bucket is 4*16 = 64 bytes
+	if n == 0 {
+		n = 1
+	}
+	t.buckets = make([]ttBucket, n)
+	t.gen = 0
+}
+
+// clear empties the table. It must not run during a search.
+func (t *transTable) clear() {
+	clear(t.buckets)
+	t.gen = 0
+}
+
+// newSearch ages the table: entries from older searches become preferred
+// victims for replacement.
+func (t *transTable) newSearch() { t.gen = (t.gen + 1) & ttGenMask }
+
+func (t *transTable) bucket(key uint64) *ttBucket {
+	hi, _ := bits.Mul64(key, uint64(len(t.buckets)))
+	return &t.buckets[hi]
+}
+
+func packData(score, eval Score, depth int, bound Bound, pv bool, gen uint8) uint64 {
+	d := uint64(uint16(int16(score))) | uint64(uint16(int16(eval)))<<16 |
+		uint64(uint8(depth))<<32 | uint64(bound&3)<<40 | uint64(gen&ttGenMask)<<43 |
+		ttValid
+	if pv {
+		d |= 1 << 42
+	}
+	return d
+}
+
+func dataGen(d uint64) uint8   { return uint8(d>>43) & ttGenMask }
+func dataDepth(d uint64) int   { return int(uint8(d >> 32)) }
+func dataBound(d uint64) Bound { return Bound(d>>40) & 3 }
+
+// probe looks key up. ok is false on a miss.
+func (t *transTable) probe(key uint64) (h ttHit, ok bool) {
+	b := t.bucket(key)
+	want := key << 32 >> 32 // low 32 bits
+	for i := range b {
+		e := &b[i]
+		d := e.data.Load()
+		c := e.check.Load() ^ d
+		if c>>32 != want || d == 0 {
+			continue
+		}
+		h.move = board.Move(uint32(c))
+		h.score = Score(int16(uint16(d)))
+		h.eval = Score(int16(uint16(d >> 16)))
+		h.depth = dataDepth(d)
+		h.bound = dataBound(d)
+		h.pv = d&(1<<42) != 0
+		return h, true
+	}
+	return h, false
+}
+
+// store writes an entry for key, choosing the slot with the same key, or else
+// the least valuable one (shallow and old). A NoMove keeps the stored move of
+// the same position.
+func (t *transTable) store(key uint64, move board.Move, score, eval Score, depth int, bound Bound, pv bool) {
+	b := t.bucket(key)
+	want := key << 32 >> 32
+	gen := t.gen
+	if depth < 0 {
+		depth = 0
+	}
+	if depth > 255 {
+		depth = 255
+	}
+	victim := 0
+	worst := 1 << 30
+	for i := range b {
+		e := &b[i]
+		d := e.data.Load()
+		c := e.check.Load() ^ d
+		if d == 0 || c>>32 == want {
+			if d != 0 {
+				if move == board.NoMove {
+					move = board.Move(uint32(c))
+				}
+				// Keep a deeper exact-ish entry from this search unless ours is exact.
+				if bound != BoundExact && dataGen(d) == gen && dataDepth(d) > depth+3 {
+					return
+				}
+			}
+			victim = i
+			break
+		}
+		age := int((gen - dataGen(d)) & ttGenMask)
+		v := dataDepth(d) - 8*age
+		if v < worst {
+			worst, victim = v, i
+		}
+	}
+	d := packData(score, eval, depth, bound, pv, gen)
+	e := &b[victim]
+	e.check.Store(d ^ (want<<32 | uint64(uint32(move))))
+	e.data.Store(d)
+}
+
+// hashfull returns the per-mille occupancy by entries of the current search,
+// sampled over the first 1000 entries.
+func (t *transTable) hashfull() int {
+	n, total := 0, 0
+	for i := 0; i < len(t.buckets) && total < 1000; i++ {
+		for j := range t.buckets[i] {
+			d := t.buckets[i][j].data.Load()
+			if d != 0 && dataGen(d) == t.gen {
+				n++
+			}
+			total++
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return n * 1000 / total
+}
+
+// scoreToTT converts a search score at ply to the ply-independent form stored
+// in the table (mate distances counted from the stored node).
+func scoreToTT(s Score, ply int) Score {
+	switch {
+	case s >= mateBound:
+		return s + Score(ply)
+	case s <= -mateBound:
+		return s - Score(ply)
+	}
+	return s
+}
+
+// scoreFromTT is the inverse of scoreToTT.
+func scoreFromTT(s Score, ply int) Score {
+	switch {
+	case s >= mateBound:
+		return s - Score(ply)
+	case s <= -mateBound:
+		return s + Score(ply)
+	}
+	return s
+}
