@@ -48,14 +48,19 @@ const DefaultBenchDepth = 11
 
 // Bench searches every bench position to depth with the engine's current
 // options, clearing the hash and histories first, and returns the total
-// node count and the time taken. With one thread the node count is
+// node count and the search time. With one thread the node count is
 // deterministic: it is the engine's signature.
 func (e *Engine) Bench(ctx context.Context, depth int) (nodes uint64, elapsed time.Duration) {
+	return e.BenchEach(ctx, depth, nil)
+}
+
+// BenchEach is Bench with a callback after each position (i counts from 0).
+func (e *Engine) BenchEach(ctx context.Context, depth int, each func(i int, fen string, r Result)) (nodes uint64, elapsed time.Duration) {
 	if depth <= 0 {
 		depth = DefaultBenchDepth
 	}
 	e.NewGame()
-	for _, fen := range benchFENs {
+	for i, fen := range benchFENs {
 		if ctx.Err() != nil {
 			break
 		}
@@ -66,6 +71,9 @@ func (e *Engine) Bench(ctx context.Context, depth int) (nodes uint64, elapsed ti
 		res := e.Search(ctx, board.NewGame(pos), Limits{Depth: depth}, nil)
 		nodes += res.Nodes
 		elapsed += res.Time
+		if each != nil {
+			each(i, fen, res)
+		}
 	}
 	return nodes, elapsed
 }

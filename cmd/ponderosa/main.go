@@ -36,6 +36,7 @@ type command struct {
 // file named after it.
 var commands = map[string]command{
 	"version":     {"print the version and build information", cmdVersion},
+	"bench":       {"search the fixed bench positions: node count (engine signature) and speed", cmdBench},
 	"perft":       {"count leaf nodes of the move tree (move generator check)", cmdPerft},
 	"healthcheck": {"ask a running bot's status endpoint whether it is healthy", cmdHealthcheck},
 }
