@@ -42,6 +42,14 @@ const DefaultBaseURL = "https://lichess.org"
 // for one full minute).
 const RateLimitPause = 60 * time.Second
 
+// DefaultRate and DefaultBurst size the default limiter: 5 requests a
+// second on average (300 a minute, well under what gets a 429 in practice
+// for moves), with bursts of 15.
+const (
+	DefaultRate  rate.Limit = 5
+	DefaultBurst            = 15
+)
+
 // Clock is the time source for the 429 pause and for retry and reconnect
 // backoff. Tests inject a fake one; the zero Options use the real clock.
 type Clock interface {
@@ -74,8 +82,10 @@ type Options struct {
 	Token     string // API token; sent as a Bearer header, never logged
 	UserAgent string // e.g. "ponderosa/1.2.3 (+https://lichess.org/@/mybot)"; Lichess asks bots to identify themselves
 
-	// Limiter is waited on before every request. Share one per process;
-	// nil means 4 requests/s with a burst of 8.
+	// Limiter is waited on before every request, streams included. Share
+	// one per process; nil means DefaultRate with a burst of DefaultBurst.
+	// Size it for the moves of every concurrent game: a bullet game posts
+	// about one move a second.
 	Limiter *rate.Limiter
 	// Clock drives the 429 pause and backoff waits; nil means real time.
 	Clock Clock
@@ -135,7 +145,7 @@ func New(opts Options) *Client {
 		opts.UserAgent = "ponderosa-lichess-bot"
 	}
 	if opts.Limiter == nil {
-		opts.Limiter = rate.NewLimiter(4, 8)
+		opts.Limiter = rate.NewLimiter(DefaultRate, DefaultBurst)
 	}
 	if opts.Clock == nil {
 		opts.Clock = realClock{}

@@ -608,15 +608,22 @@ func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Sscan(v, &nb)
 	}
 	s.mu.Lock()
-	list := []any{}
+	list, myTurn := []any{}, 0
 	for _, id := range s.order {
 		g := s.games[id]
-		if g.status == statusStarted && len(list) < nb {
-			list = append(list, g.eventInfo(s, false))
+		if g.status != statusStarted {
+			continue
+		}
+		info := g.eventInfo(s, false)
+		if info["isMyTurn"] == true {
+			myTurn++
+		}
+		if len(list) < nb {
+			list = append(list, info)
 		}
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"nowPlaying": list})
+	writeJSON(w, http.StatusOK, map[string]any{"nowPlaying": list, "nbMyTurn": myTurn})
 }
 
 // errClosed is returned by helpers once the server is closed.

@@ -1,0 +1,327 @@
+package lichesstest_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestChess960FEN(t *testing.T) {
+	if got := lichesstest.Chess960FEN(518); got != board.StartFEN {
+		t.Fatalf("position 518 = %s", got)
+	}
+	seen := map[string]bool{}
+	for n := range 960 {
+		fen := lichesstest.Chess960FEN(n)
+		if seen[fen] {
+			t.Fatalf("position %d repeats %s", n, fen)
+		}
+		seen[fen] = true
+		back := fen[:8]
+		k, r1, r2 := strings.IndexByte(back, 'k'), strings.IndexByte(back, 'r'), strings.LastIndexByte(back, 'r')
+		b1, b2 := strings.IndexByte(back, 'b'), strings.LastIndexByte(back, 'b')
+		if !(r1 < k && k < r2) || (b1+b2)%2 == 0 {
+			t.Fatalf("position %d is not a 960 start: %s", n, fen)
+		}
+		if _, err := board.ParseFEN(fen); err != nil {
+			t.Fatalf("position %d: %v", n, err)
+		}
+	}
+}
+
+// raw is a minimal HTTP client, so the fake is checked independently of
+// package lichess.
+type raw struct {
+	t     *testing.T
+	srv   *lichesstest.Server
+	token string
+}
+
+func (r raw) do(method, path string, body string) (int, []byte) {
+	r.t.Helper()
+	req, err := http.NewRequestWithContext(r.t.Context(), method, r.srv.URL()+path, strings.NewReader(body))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// stream opens an ndjson stream and returns a function reading the next
+// non-empty line as a JSON object.
+func (r raw) stream(ctx context.Context, path string) func() map[string]any {
+	r.t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.srv.URL()+path, nil)
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		r.t.Fatalf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	r.t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	return func() map[string]any {
+		r.t.Helper()
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				r.t.Fatalf("%s: %v", path, err)
+			}
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				r.t.Fatalf("%s: bad line %q: %v", path, line, err)
+			}
+			return m
+		}
+	}
+}
+
+// requireKeys checks the keys a spec schema marks required.
+func requireKeys(t *testing.T, what string, v any, keys ...string) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%s is %T, want an object", what, v)
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			t.Errorf("%s lacks required %q: %v", what, k, m)
+		}
+	}
+	return m
+}
+
+func onlyKeys(t *testing.T, what string, m map[string]any, keys ...string) {
+	t.Helper()
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			t.Errorf("%s has %q, which the spec does not allow", what, k)
+		}
+	}
+}
+
+func isInt(t *testing.T, what string, v any) {
+	t.Helper()
+	f, ok := v.(float64)
+	if !ok || f != float64(int64(f)) {
+		t.Errorf("%s = %v, want an integer", what, v)
+	}
+}
+
+// TestSpecShapes checks the fake's JSON against the required fields, types
+// and closed objects of the official OpenAPI spec (lichess-org/api,
+// doc/specs/schemas: GameFullEvent, GameStateEvent, GameEventInfo,
+// GameStatus, GameEventOpponent, ChallengeJson, ChallengeDeclinedJson,
+// TimeControl, ChatLineEvent, OpponentGoneEvent, api-account-playing).
+func TestSpecShapes(t *testing.T) {
+	srv := lichesstest.New(lichesstest.Options{KeepAlive: 20 * time.Millisecond, ClaimWinAfter: time.Second, Seed: 3})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	id := srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, Color: "black", Rated: true,
+		Opponent: lichesstest.Scripted([]string{"e7e5"}, nil)})
+	events := r.stream(ctx, "/api/stream/event")
+	ev := requireKeys(t, "challenge event", events(), "type", "challenge", "compat")
+	ch := requireKeys(t, "ChallengeJson", ev["challenge"], "id", "url", "status", "challenger", "destUser", "variant", "rated", "speed", "timeControl", "color", "perf")
+	if _, ok := ch["direction"]; ok {
+		t.Error("event-stream challenge has a direction")
+	}
+	tc := requireKeys(t, "timeControl", ch["timeControl"], "type")
+	onlyKeys(t, "clock timeControl", tc, "type", "limit", "increment", "show")
+	isInt(t, "limit", tc["limit"])
+	if tc["limit"] != 180.0 || tc["increment"] != 2.0 || tc["show"] != "3+2" {
+		t.Errorf("timeControl = %v", tc)
+	}
+	requireKeys(t, "challenger", ch["challenger"], "id", "name")
+	requireKeys(t, "perf", ch["perf"], "icon", "name")
+
+	if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 200 {
+		t.Fatalf("accept: %d", st)
+	}
+	gs := requireKeys(t, "gameStart", events(), "type", "game")
+	game := requireKeys(t, "GameEventInfo", gs["game"], "fullId", "gameId", "id", "color", "fen", "lastMove", "source", "status",
+		"variant", "speed", "perf", "rated", "hasMoved", "opponent", "isMyTurn", "secondsLeft", "compat", "rating")
+	status := requireKeys(t, "GameStatus", game["status"], "id", "name")
+	if status["id"] != 20.0 || status["name"] != "started" {
+		t.Errorf("status = %v", status)
+	}
+	requireKeys(t, "GameEventOpponent", game["opponent"], "id", "username", "rating")
+	isInt(t, "secondsLeft", game["secondsLeft"])
+
+	st, body := r.do("GET", "/api/account/playing", "")
+	var playing map[string]any
+	if err := json.Unmarshal(body, &playing); st != 200 || err != nil {
+		t.Fatalf("playing: %d %v", st, err)
+	}
+	requireKeys(t, "playing", playing, "nowPlaying", "nbMyTurn")
+	now := playing["nowPlaying"].([]any)
+	if len(now) != 1 {
+		t.Fatalf("nowPlaying = %v", now)
+	}
+	requireKeys(t, "nowPlaying[0]", now[0], "gameId", "fullId", "color", "fen", "hasMoved", "isMyTurn", "lastMove", "opponent",
+		"perf", "rated", "rating", "secondsLeft", "source", "speed", "variant")
+
+	gstream := r.stream(ctx, "/api/bot/game/stream/"+id)
+	full := requireKeys(t, "gameFull", gstream(), "type", "id", "variant", "speed", "perf", "rated", "createdAt", "white", "black", "initialFen", "state", "clock")
+	clock := requireKeys(t, "clock", full["clock"], "initial", "increment")
+	if clock["initial"] != 180000.0 || clock["increment"] != 2000.0 {
+		t.Errorf("clock = %v (want ms)", clock)
+	}
+	state := requireKeys(t, "state", full["state"], "type", "moves", "wtime", "btime", "winc", "binc", "status")
+	for _, k := range []string{"wtime", "btime", "winc", "binc"} {
+		isInt(t, k, state[k])
+	}
+	if state["status"] != "started" || state["type"] != "gameState" {
+		t.Errorf("state = %v", state)
+	}
+	exp := requireKeys(t, "expiration", state["expiration"], "idleMillis", "millisToMove")
+	isInt(t, "millisToMove", exp["millisToMove"])
+	white := requireKeys(t, "white", full["white"], "id", "name", "title", "rating")
+	if white["title"] != "BOT" {
+		t.Errorf("white = %v", white)
+	}
+	if black := full["black"].(map[string]any); black["title"] != nil {
+		t.Errorf("a human's title should be null: %v", black)
+	}
+
+	if st, b := r.do("POST", "/api/bot/game/"+id+"/chat", "room=player&text=hello"); st != 200 || !strings.Contains(string(b), `"ok":true`) {
+		t.Fatalf("chat: %d %s", st, b)
+	}
+	cl := requireKeys(t, "chatLine", gstream(), "type", "room", "username", "text")
+	onlyKeys(t, "chatLine", cl, "type", "room", "username", "text")
+	if st, _ := r.do("POST", "/api/bot/game/"+id+"/move/e2e4", ""); st != 200 {
+		t.Fatalf("move: %d", st)
+	}
+	s1 := requireKeys(t, "gameState", gstream(), "type", "moves", "wtime", "btime", "winc", "binc", "status")
+	if s1["moves"] != "e2e4" {
+		t.Errorf("state = %v", s1)
+	}
+	s2 := requireKeys(t, "gameState", gstream(), "moves")
+	if s2["moves"] != "e2e4 e7e5" {
+		t.Errorf("state = %v", s2)
+	}
+	if _, ok := s2["expiration"]; ok {
+		t.Error("expiration after both first moves")
+	}
+	if err := srv.OpponentLeave(id); err != nil {
+		t.Fatal(err)
+	}
+	gone := requireKeys(t, "opponentGone", gstream(), "type", "gone", "claimWinInSeconds")
+	onlyKeys(t, "opponentGone", gone, "type", "gone", "claimWinInSeconds")
+	isInt(t, "claimWinInSeconds", gone["claimWinInSeconds"])
+	if st, b := r.do("POST", "/api/bot/game/"+id+"/move/e2e4", ""); st != 400 || !strings.Contains(string(b), `"error"`) {
+		t.Fatalf("illegal move: %d %s", st, b)
+	}
+	if st, _ := r.do("POST", "/api/bot/game/"+id+"/resign", ""); st != 200 {
+		t.Fatalf("resign: %d", st)
+	}
+	fin := requireKeys(t, "final gameState", gstream(), "status", "winner")
+	if fin["status"] != "resign" || fin["winner"] != "black" {
+		t.Errorf("final = %v", fin)
+	}
+	gf := requireKeys(t, "gameFinish", events(), "type", "game")
+	if g := requireKeys(t, "gameFinish.game", gf["game"], "fullId", "gameId", "status", "winner"); g["winner"] != "black" {
+		t.Errorf("gameFinish = %v", g)
+	}
+
+	// A declined challenge carries the reason text and key.
+	id2 := srv.Challenge(lichesstest.ChallengeSpec{Days: 2})
+	c2 := requireKeys(t, "challenge event", events(), "challenge")["challenge"].(map[string]any)
+	tc2 := requireKeys(t, "corr timeControl", c2["timeControl"], "type", "daysPerTurn")
+	onlyKeys(t, "corr timeControl", tc2, "type", "daysPerTurn")
+	if st, _ := r.do("POST", "/api/challenge/"+id2+"/decline", "reason=tooSlow"); st != 200 {
+		t.Fatalf("decline: %d", st)
+	}
+	if st, _ := r.do("POST", "/api/challenge/"+id2+"/decline", "reason=nonsense"); st != 400 {
+		t.Fatalf("decline with a bad reason: %d", st)
+	}
+	if info, _ := srv.ChallengeState(id2); info.Status != "declined" || info.DeclineReason != "tooSlow" {
+		t.Errorf("declined challenge = %+v", info)
+	}
+}
+
+func TestCastlingNotation(t *testing.T) {
+	const fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+	for _, tc := range []struct {
+		variant string
+		legacy  bool
+		post    []string // tried in order; the last must succeed
+		wire    string
+	}{
+		{"standard", false, []string{"e1g1"}, "e1h1"},
+		{"standard", true, []string{"e1h1"}, "e1g1"},
+		{"chess960", false, []string{"e1g1", "e1h1"}, "e1h1"},
+		{"fromPosition", false, []string{"e1c1"}, "e1a1"},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			srv := lichesstest.New(lichesstest.Options{LegacyCastling: tc.legacy, Seed: 1})
+			defer srv.Close()
+			r := raw{t: t, srv: srv, token: srv.Token()}
+			id := srv.Challenge(lichesstest.ChallengeSpec{Variant: tc.variant, FEN: fen, ClockLimit: time.Minute, Color: "black"})
+			if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 200 {
+				t.Fatalf("accept: %d", st)
+			}
+			for i, m := range tc.post {
+				st, b := r.do("POST", "/api/bot/game/"+id+"/move/"+m, "")
+				if last := i == len(tc.post)-1; (st == 200) != last {
+					t.Fatalf("move %s: %d %s", m, st, b)
+				}
+			}
+			if gi, _ := srv.Game(id); len(gi.Moves) == 0 || gi.Moves[0] != tc.wire {
+				t.Fatalf("moves on the wire = %v, want %s first", gi.Moves, tc.wire)
+			}
+		})
+	}
+}
+
+func TestFaultsAndAuth(t *testing.T) {
+	srv := lichesstest.New(lichesstest.Options{Seed: 2})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	srv.InjectFault(lichesstest.Fault{Method: "GET", Path: "/api/account", Status: 502, Count: 2})
+	for _, want := range []int{502, 502, 200} {
+		if st, _ := r.do("GET", "/api/account", ""); st != want {
+			t.Fatalf("account: %d, want %d", st, want)
+		}
+	}
+	srv.SetTokenValid(false)
+	if st, b := r.do("GET", "/api/account", ""); st != 401 || !strings.Contains(string(b), "No such token") {
+		t.Fatalf("revoked token: %d %s", st, b)
+	}
+	if st, _ := (raw{t: t, srv: srv, token: "other"}).do("GET", "/api/bot/online", ""); st != 200 {
+		t.Fatalf("online bots need no token: %d", st)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 || reqs[0].Status != 502 || reqs[3].Status != 401 || reqs[3].Authed != true || reqs[4].Authed {
+		t.Fatalf("requests = %+v", reqs)
+	}
+}
