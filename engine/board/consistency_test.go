@@ -165,3 +165,58 @@ func TestAttackers(t *testing.T) {
 		t.Error("Between/Line of unaligned or rank squares")
 	}
 }
+
+// checkIsLegalExhaustive tries every move value an own piece could have
+// (every destination, every kind, every promotion piece) and compares
+// IsLegal with the generated list.
+func checkIsLegalExhaustive(t *testing.T, p *Position) {
+	var l MoveList
+	p.GenerateLegal(&l)
+	legal := make(map[Move]bool, l.N)
+	for _, m := range l.Slice() {
+		legal[m] = true
+	}
+	for own := p.ByColor(p.SideToMove()); own != 0; {
+		from := own.PopLSB()
+		for to := Square(0); to < 64; to++ {
+			cands := [...]Move{
+				NewMove(from, to), NewEnPassant(from, to), NewCastling(from, to),
+				NewPromotion(from, to, Queen), NewPromotion(from, to, Rook),
+				NewPromotion(from, to, Bishop), NewPromotion(from, to, Knight),
+				NewPromotion(from, to, King), NewPromotion(from, to, Pawn),
+				NewMove(from, to) | Move(Queen)<<12,
+			}
+			for _, m := range cands {
+				if got := p.IsLegal(m); got != legal[m] {
+					t.Fatalf("%s: IsLegal(%s [%#x]) = %v, want %v", p.FEN(), m, uint32(m), got, legal[m])
+				}
+			}
+		}
+	}
+}
+
+func TestIsLegalExhaustive(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"testdata/perft.epd", "testdata/perft960.epd"} {
+		cases := readPerftEPD(t, file)
+		if raceEnabled || testing.Short() {
+			cases = cases[:30]
+		} else if !longTests() && len(cases) > 200 {
+			cases = append(cases[:100:100], cases[len(cases)-5:]...)
+		}
+		for _, c := range cases {
+			p := mustFEN(t, c.fen)
+			checkIsLegalExhaustive(t, &p)
+			if raceEnabled {
+				continue
+			}
+			var l MoveList
+			p.GenerateLegal(&l)
+			var child Position
+			for _, m := range l.Slice() {
+				p.MakeMove(m, &child)
+				checkIsLegalExhaustive(t, &child)
+			}
+		}
+	}
+}

@@ -273,19 +273,147 @@ func (p *Position) IsCapture(m Move) bool {
 
 // IsLegal reports whether m is a legal move in p. It accepts any Move
 // value (from a transposition table, killer slot or user input) and is
-// false for NoMove and NullMove.
+// false for NoMove, NullMove and values no generator produces. It checks
+// the move directly, without generating the move list.
 func (p *Position) IsLegal(m Move) bool {
-	if m == NoMove || m == NullMove {
+	if m>>17 != 0 {
 		return false
 	}
-	var l MoveList
-	p.GenerateLegal(&l)
-	return l.Contains(m)
+	from, to := m.From(), m.To()
+	us, them := p.side, p.side.Other()
+	pc := p.board[from]
+	if pc == NoPiece || pc.Color() != us || from == to {
+		return false
+	}
+	kind := m & moveKindMask
+	if kind != movePromotion && m&(7<<12) != 0 {
+		return false
+	}
+	ksq := p.KingSquare(us)
+	occ := p.byType[0]
+	switch kind {
+	case moveCastling:
+		if pc.Type() != King || p.checkers != 0 {
+			return false
+		}
+		for i := 0; i < 2; i++ {
+			right := 2*int(us) + i
+			if p.castling&(1<<right) != 0 && p.castleRook[right] == to {
+				return p.canCastle(us, from, to)
+			}
+		}
+		return false
+	case moveEnPassant:
+		return pc.Type() == Pawn && to == p.ep && PawnAttacks(us, from).Has(to) && p.epLegal(from, to, ksq)
+	}
+	if p.byColor[us].Has(to) {
+		return false
+	}
+	pt := pc.Type()
+	switch pt {
+	case Pawn:
+		lastRank := to.Rank() == 7 || to.Rank() == 0
+		if (kind == movePromotion) != lastRank {
+			return false
+		}
+		if kind == movePromotion {
+			if promo := m.Promotion(); promo < Knight || promo > Queen {
+				return false
+			}
+		}
+		up := 8
+		if us == Black {
+			up = -8
+		}
+		switch {
+		case PawnAttacks(us, from).Has(to):
+			if !p.byColor[them].Has(to) {
+				return false
+			}
+		case int(to) == int(from)+up:
+			if occ.Has(to) {
+				return false
+			}
+		case int(to) == int(from)+2*up:
+			if from.Rank() != 1+5*int(us) || occ.Has(to) || occ.Has(Square(int(from)+up)) {
+				return false
+			}
+		default:
+			return false
+		}
+	case King:
+		return kind == moveNormal && KingAttacks(from).Has(to) && !p.attacked(to, them, occ^SquareBB(from))
+	default:
+		if kind != moveNormal || !p.pieceAttacks(pt, from, occ).Has(to) {
+			return false
+		}
+	}
+	// A non-king move: it must answer any check and not expose the king.
+	if p.checkers != 0 {
+		if p.checkers.more() || !(p.checkers | Between(ksq, p.checkers.LSB())).Has(to) {
+			return false
+		}
+	}
+	if Line(ksq, from) == 0 {
+		return true
+	}
+	occ2 := occ ^ SquareBB(from) | SquareBB(to)
+	enemy := p.byColor[them] &^ SquareBB(to)
+	return RookAttacks(ksq, occ2)&enemy&(p.byType[Rook]|p.byType[Queen]) == 0 &&
+		BishopAttacks(ksq, occ2)&enemy&(p.byType[Bishop]|p.byType[Queen]) == 0
 }
 
-// GivesCheck reports whether the legal move m gives check.
+// pieceAttacks returns the attacks of a knight, bishop, rook, queen or king
+// of type pt standing on sq.
+func (p *Position) pieceAttacks(pt PieceType, sq Square, occ Bitboard) Bitboard {
+	switch pt {
+	case Knight:
+		return KnightAttacks(sq)
+	case Bishop:
+		return BishopAttacks(sq, occ)
+	case Rook:
+		return RookAttacks(sq, occ)
+	case Queen:
+		return QueenAttacks(sq, occ)
+	case King:
+		return KingAttacks(sq)
+	}
+	return 0
+}
+
+// GivesCheck reports whether the legal move m gives check, directly or by
+// discovery, without making it.
 func (p *Position) GivesCheck(m Move) bool {
-	var child Position
-	p.MakeMove(m, &child)
-	return child.checkers != 0
+	kind := m & moveKindMask
+	if kind == moveCastling || kind == moveEnPassant {
+		var child Position
+		p.MakeMove(m, &child)
+		return child.checkers != 0
+	}
+	us := p.side
+	from, to := m.From(), m.To()
+	ksq := p.KingSquare(us.Other())
+	occ := p.byType[0] ^ SquareBB(from) | SquareBB(to)
+	pt := p.board[from].Type()
+	if kind == movePromotion {
+		pt = m.Promotion()
+	}
+	switch pt {
+	case Pawn:
+		if PawnAttacks(us, to).Has(ksq) {
+			return true
+		}
+	case King:
+	default:
+		if p.pieceAttacks(pt, to, occ).Has(ksq) {
+			return true
+		}
+	}
+	// Discovered check: one of our sliders sees the king once from is empty.
+	if Line(ksq, from) == 0 {
+		return false
+	}
+	own := p.byColor[us] &^ SquareBB(from)
+	return RookAttacks(ksq, occ)&own&(p.byType[Rook]|p.byType[Queen]) != 0 ||
+		BishopAttacks(ksq, occ)&own&(p.byType[Bishop]|p.byType[Queen]) != 0
 }
