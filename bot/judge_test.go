@@ -62,7 +62,7 @@ func TestJudgeResign(t *testing.T) {
 	}
 }
 
-func TestChatCommands(t *testing.T) {
+func TestChatCommandReplies(t *testing.T) {
 	v := chatView{Me: "PonderBot", Opponent: "alice", Version: "ponderosa dev", Eval: "+0.35 at depth 12"}
 	if _, ok := chatReply(roomPlayer, "alice", "hello there", v); ok {
 		t.Error("answered a plain line")

@@ -1,0 +1,27 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
+)
+
+// lichessAPI is the part of the Lichess client the bot uses. *lichess.Client
+// implements it; the tests run the real client against the fake server.
+type lichessAPI interface {
+	Account(ctx context.Context) (*lichess.User, error)
+	OngoingGames(ctx context.Context, nb int) ([]lichess.GameEventInfo, error)
+	WatchEvents(ctx context.Context) (<-chan lichess.Event, <-chan error)
+	WatchGame(ctx context.Context, gameID string) (<-chan lichess.GameEvent, <-chan error)
+	AcceptChallenge(ctx context.Context, id string) error
+	DeclineChallenge(ctx context.Context, id string, reason lichess.DeclineReason) error
+	Move(ctx context.Context, gameID, uci string, offeringDraw bool) error
+	Chat(ctx context.Context, gameID, room, text string) error
+	Abort(ctx context.Context, gameID string) error
+	Resign(ctx context.Context, gameID string) error
+	ClaimVictory(ctx context.Context, gameID string) error
+	HandleDrawOffer(ctx context.Context, gameID string, accept bool) error
+	HandleTakeback(ctx context.Context, gameID string, accept bool) error
+}
+
+var _ lichessAPI = (*lichess.Client)(nil)

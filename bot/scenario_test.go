@@ -1,0 +1,378 @@
+package bot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+)
+
+// engineOpponent plays with the real engine at a fixed node budget: a
+// sparring partner that makes games last (the fake's default mover loses
+// in a few moves) while costing little CPU.
+func engineOpponent(nodes uint64) lichesstest.Opponent {
+	pool := sync.Pool{New: func() any { return engine.New(engine.Options{HashMB: 1, Threads: 1}) }}
+	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
+		e := pool.Get().(*engine.Engine)
+		defer pool.Put(e)
+		return e.Search(ctx, g, engine.Limits{Nodes: nodes}, nil).Best
+	}
+}
+
+// quietWhite is a scripted white opponent that shuffles its knights (a
+// level game for a while), then plays on with the engine.
+func quietWhite() lichesstest.Opponent {
+	return lichesstest.Scripted([]string{"g1f3", "b1c3", "f3g1", "c3b1", "g1f3", "b1c3", "f3g1", "c3b1"}, engineOpponent(500))
+}
+
+func TestDeclineReasonsDefaultConfig(t *testing.T) {
+	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_SPEEDS": "bullet,blitz,rapid,classical"})
+	h.start()
+	cases := []struct {
+		name string
+		spec lichesstest.ChallengeSpec
+		want string
+	}{
+		{"ultraBullet", lichesstest.ChallengeSpec{ClockLimit: 15 * time.Second}, ReasonTooFast},
+		{"correspondence", lichesstest.ChallengeSpec{Days: 3}, ReasonTimeControl},
+		{"unlimited", lichesstest.ChallengeSpec{}, ReasonTimeControl},
+		{"atomic", lichesstest.ChallengeSpec{Variant: "atomic", ClockLimit: 3 * time.Minute}, ReasonVariant},
+	}
+	for _, tc := range cases {
+		id := h.srv.Challenge(tc.spec)
+		h.waitFor(tc.name+" answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+		if st, reason := h.challengeStatus(id); st != "declined" || reason != tc.want {
+			t.Errorf("%s: %s %q, want declined %q", tc.name, st, reason, tc.want)
+		}
+	}
+}
+
+func TestDeclineReasonsConfigured(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, engineOpponent(300))}, map[string]string{
+		"PONDEROSA_VARIANTS":      "standard",
+		"PONDEROSA_ACCEPT_BOTS":   "false",
+		"PONDEROSA_ACCEPT_CASUAL": "false",
+		"PONDEROSA_MAX_GAMES":     "1",
+		"PONDEROSA_QUEUE":         "0",
+		"PONDEROSA_BLOCK":         "mallory",
+	})
+	h.start()
+	rated := lichesstest.ChallengeSpec{ClockLimit: 3 * time.Minute, Rated: true}
+	decline := func(name string, spec lichesstest.ChallengeSpec, want string) {
+		t.Helper()
+		id := h.srv.Challenge(spec)
+		h.waitFor(name+" answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+		if st, reason := h.challengeStatus(id); st != "declined" || reason != want {
+			t.Errorf("%s: %s %q, want declined %q", name, st, reason, want)
+		}
+	}
+	s960 := rated
+	s960.Variant = "chess960"
+	decline("chess960", s960, ReasonStandard)
+	bot := rated
+	bot.Challenger = lichesstest.Player{Name: "OtherBot", Title: "BOT"}
+	decline("bot", bot, ReasonNoBot)
+	casual := rated
+	casual.Rated = false
+	decline("casual", casual, ReasonRated)
+	blocked := rated
+	blocked.Challenger = lichesstest.Player{Name: "Mallory"}
+	decline("blocked", blocked, ReasonGeneric)
+
+	// One game at a time, no queue: the second challenge gets "later".
+	first := h.srv.Challenge(rated)
+	h.waitAccepted(first)
+	h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(first); return ok })
+	decline("busy", rated, ReasonLater)
+	if err := h.srv.OpponentResign(first); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(first, 10*time.Second)
+}
+
+func TestQueueWhileBusy(t *testing.T) {
+	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"})
+	h.start()
+	spec := lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: engineOpponent(200)}
+	a := h.srv.Challenge(spec)
+	h.waitAccepted(a)
+	b := h.srv.Challenge(spec)
+	time.Sleep(200 * time.Millisecond)
+	if st, _ := h.challengeStatus(b); st != "created" {
+		t.Fatalf("second challenge while busy: %s, want it kept waiting", st)
+	}
+	if err := h.srv.OpponentResign(a); err != nil {
+		t.Fatal(err)
+	}
+	h.waitAccepted(b)
+	if err := h.srv.OpponentResign(b); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(b, 10*time.Second)
+}
+
+func TestConcurrentGamesAndPGN(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
+	h.start()
+	specs := []lichesstest.ChallengeSpec{
+		{ClockLimit: 8 * time.Second, ClockIncrement: 100 * time.Millisecond, Color: "white"},
+		{ClockLimit: 8 * time.Second, ClockIncrement: 100 * time.Millisecond, Variant: "chess960", Color: "black"},
+	}
+	var ids []string
+	for _, sp := range specs {
+		id := h.srv.Challenge(sp)
+		h.waitAccepted(id)
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		g := h.waitOver(id, 120*time.Second)
+		checkFair(t, g)
+		if !slices.ContainsFunc(g.BotChat, func(s string) bool { return strings.Contains(s, "Good luck") }) {
+			t.Errorf("game %s: no greeting in %q", id, g.BotChat)
+		}
+	}
+	h.stop()
+	for _, id := range ids {
+		data, err := os.ReadFile(filepath.Join(h.cfg.PGNDir, id+".pgn"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := h.srv.Game(id)
+		pgn := string(data)
+		if !strings.Contains(pgn, "[%clk ") || !strings.Contains(pgn, `[GameId "`+id+`"]`) {
+			t.Errorf("PGN of %s:\n%s", id, pgn)
+		}
+		if g.Variant == "chess960" && !strings.Contains(pgn, `[Variant "Chess960"]`) {
+			t.Errorf("960 PGN without variant tag:\n%s", pgn)
+		}
+	}
+}
+
+func TestDrawOffers(t *testing.T) {
+	h := setup(t, lichesstest.Options{}, map[string]string{
+		"PONDEROSA_DRAW_MIN_MOVE": "1", "PONDEROSA_DRAW_MOVES": "1", "PONDEROSA_DRAW_SCORE": "300"})
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("two bot moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
+	if err := h.srv.OpponentOfferDraw(id); err != nil {
+		t.Fatal(err)
+	}
+	g := h.waitOver(id, 10*time.Second)
+	if g.Status != "draw" {
+		t.Errorf("level game, draw offered: %s %s", g.Status, g.Winner)
+	}
+}
+
+func TestDrawDeclinedEarlyAndTakebackDeclined(t *testing.T) {
+	h := setup(t, lichesstest.Options{}, nil) // defaults: no draw before move 30, no takebacks
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("bot moved", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
+	if err := h.srv.OpponentOfferDraw(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("draw declined", 10*time.Second, func() bool {
+		return h.srv.CountRequests("POST", "/api/bot/game/"+id+"/draw/no") > 0
+	})
+	h.waitFor("white moved", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 3 })
+	before, _ := h.srv.Game(id)
+	if err := h.srv.OpponentProposeTakeback(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("takeback declined", 10*time.Second, func() bool {
+		return h.srv.CountRequests("POST", "/api/bot/game/"+id+"/takeback/no") > 0
+	})
+	h.waitFor("game went on", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) > len(before.Moves) })
+	g, _ := h.srv.Game(id)
+	if g.Over() || !slices.Equal(g.Moves[:len(before.Moves)], before.Moves) {
+		t.Errorf("after the declined takeback: %s, moves %v then %v", g.Status, before.Moves, g.Moves)
+	}
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+}
+
+func TestAbortWhenOpponentNeverMoves(t *testing.T) {
+	h := setup(t, lichesstest.Options{FirstMoveTimeout: time.Minute}, map[string]string{"PONDEROSA_ABORT_AFTER": "5s"})
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white",
+		Opponent: lichesstest.Slow(time.Hour, lichesstest.RandomMover(1))})
+	h.waitAccepted(id)
+	g := h.waitOver(id, 20*time.Second)
+	if g.Status != "aborted" || h.srv.CountRequests("POST", "/api/bot/game/"+id+"/abort") == 0 {
+		t.Errorf("opponent never moved: %s, abort requests %d", g.Status, h.srv.CountRequests("POST", "/api/bot/game/"+id+"/abort"))
+	}
+}
+
+func TestClaimVictory(t *testing.T) {
+	h := setup(t, lichesstest.Options{ClaimWinAfter: time.Second}, nil)
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
+	if err := h.srv.OpponentLeave(id); err != nil {
+		t.Fatal(err)
+	}
+	g := h.waitOver(id, 15*time.Second)
+	if g.Status != "timeout" || g.Winner != g.BotColor {
+		t.Errorf("opponent left: %s, winner %q (bot %s)", g.Status, g.Winner, g.BotColor)
+	}
+}
+
+func TestChatCommands(t *testing.T) {
+	h := setup(t, lichesstest.Options{}, nil)
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
+	for _, cmd := range []string{"!name", "!eval", "!help"} {
+		if err := h.srv.OpponentSay(id, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFor("answers", 10*time.Second, func() bool {
+		g, _ := h.srv.Game(id)
+		joined := strings.Join(g.BotChat, "\n")
+		return strings.Contains(joined, "ponderosa test") && strings.Contains(joined, "Commands:") &&
+			strings.Contains(joined, "opponent")
+	})
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+}
+
+func TestStreamDropsMidGame(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)}, nil)
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
+	h.waitAccepted(id)
+	stop := make(chan struct{})
+	var drops atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(400 * time.Millisecond):
+				h.srv.DropStreams()
+				drops.Add(1)
+			}
+		}
+	})
+	g := h.waitOver(id, 120*time.Second)
+	close(stop)
+	wg.Wait()
+	checkFair(t, g)
+	if g.Status == "outoftime" {
+		t.Errorf("flag with %d stream drops", drops.Load())
+	}
+	t.Logf("%d stream drops, %d plies, %s", drops.Load(), len(g.Moves), g.Status)
+}
+
+func TestRestartResumesGame(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(100*time.Millisecond, engineOpponent(300))},
+		map[string]string{"PONDEROSA_SHUTDOWN": "leave"})
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 12 * time.Second, ClockIncrement: 100 * time.Millisecond})
+	h.waitAccepted(id)
+	h.waitFor("some moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 6 })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := h.srv.Game(id)
+	if g.Over() {
+		t.Fatalf("leave mode ended the game: %s", g.Status)
+	}
+	// A new process: a new client and service against the same server.
+	h.client = newTestClient(h.srv, h.cfg)
+	defer h.client.Close()
+	h.start()
+	g = h.waitOver(id, 120*time.Second)
+	checkFair(t, g)
+	if !strings.Contains(h.logs.String(), "resuming game") {
+		t.Error("no resume logged")
+	}
+}
+
+func TestShutdownWaitsForGames(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)},
+		map[string]string{"PONDEROSA_SHUTDOWN": "wait", "PONDEROSA_DRAIN_TIMEOUT": "2m"})
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
+	h.waitAccepted(id)
+	h.waitFor("started", 10*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := h.srv.Game(id)
+	if !g.Over() {
+		t.Fatalf("Run returned with the game still going (%d plies)", len(g.Moves))
+	}
+	checkFair(t, g)
+	// Challenges after shutdown are not accepted: the event stream is closed.
+	late := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	time.Sleep(100 * time.Millisecond)
+	if st, _ := h.challengeStatus(late); st != "created" {
+		t.Errorf("challenge after shutdown: %s", st)
+	}
+}
+
+// virtualClock makes the client's waits instant while keeping count of
+// the time it would have slept.
+type virtualClock struct {
+	mu      sync.Mutex
+	offset  time.Duration
+	longest time.Duration
+}
+
+func (c *virtualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.offset += max(d, 0)
+	c.longest = max(c.longest, d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func TestRateLimitedMove(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(300*time.Millisecond, engineOpponent(300))}, nil)
+	clock := &virtualClock{}
+	h.client = lichess.New(lichess.Options{BaseURL: h.cfg.URL, Token: h.cfg.Token.Reveal(), Clock: clock,
+		ReconnectMin: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond})
+	defer h.client.Close()
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "white"})
+	h.waitAccepted(id)
+	h.srv.InjectFault(lichesstest.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 429})
+	h.waitFor("some moves", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 6 })
+	clock.mu.Lock()
+	longest := clock.longest
+	clock.mu.Unlock()
+	if longest < lichess.RateLimitPause-time.Second {
+		t.Errorf("after a 429 the client waited at most %v, want the %v pause", longest, lichess.RateLimitPause)
+	}
+	if n := h.srv.CountRequests("POST", "/api/bot/game/"+id+"/move"); n < 3 {
+		t.Errorf("%d move requests", n)
+	}
+	h.srv.OpponentResign(id)
+	g := h.waitOver(id, 10*time.Second)
+	if g.Winner != g.BotColor {
+		t.Errorf("game after the 429: %s %s", g.Status, g.Winner)
+	}
+}

@@ -1,0 +1,465 @@
+// Package bot is the Lichess bot service: it streams the account's events,
+// applies the challenge policy, and plays each game in its own goroutine
+// with its own engine.
+//
+// The pure parts — the challenge policy (Decide), clock to search budget,
+// the learned move overhead, the draw/resign judge, chat commands and PGN
+// records — are plain functions and types tested on their own. Service ties
+// them to the Lichess client and the engine; its tests run the real client
+// against the fake Lichess server (lichess/lichesstest) over loopback HTTP.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine"
+	"github.com/ponderosa-chess/ponderosa/lichess"
+)
+
+// pendingTimeout is how long an accepted challenge holds a game slot while
+// waiting for its gameStart event.
+const pendingTimeout = 30 * time.Second
+
+// Options are the parts of a Service that do not come from the config.
+type Options struct {
+	// Logger receives the structured logs; nil discards them.
+	Logger *slog.Logger
+	// Version is shown by the !name chat command ("ponderosa v1.2.3").
+	Version string
+	// OnReady, if set, is called once the account is checked and the event
+	// stream is about to open (tests and the sandbox use it).
+	OnReady func(me *lichess.User)
+}
+
+// Service is the bot. Create it with New and run it with Run.
+type Service struct {
+	cfg      config.Config
+	api      lichessAPI
+	log      *slog.Logger
+	version  string
+	onReady  func(*lichess.User)
+	stats    *stats
+	overhead *overheadLearner
+	engines  *enginePool
+	threads  int
+
+	me *lichess.User // set by Run before any game starts
+
+	mu      sync.Mutex
+	games   map[string]bool      // running game ids
+	pending map[string]time.Time // accepted challenges awaiting gameStart
+	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
+	wake    chan struct{}        // a game ended: look at the queue
+}
+
+// New returns a Service for cfg that talks to Lichess through client.
+func New(cfg config.Config, client *lichess.Client, opts Options) *Service {
+	return newService(cfg, client, opts)
+}
+
+func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "ponderosa"
+	}
+	threads := cfg.Engine.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	return &Service{
+		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
+		stats: newStats(), overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
+		engines: &enginePool{opts: engine.Options{HashMB: cfg.Engine.HashMB, Threads: 1}},
+		threads: threads,
+		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
+	}
+}
+
+// Snapshot returns the current figures: live games, results, latency.
+func (s *Service) Snapshot() Snapshot { return s.stats.Snapshot() }
+
+// ErrNotBot is returned by Run when the account is not a BOT account.
+var ErrNotBot = errors.New("the account is not a BOT account")
+
+// CheckAccount fetches the account and checks that it is a BOT.
+func CheckAccount(ctx context.Context, client *lichess.Client) (*lichess.User, error) {
+	return checkAccount(ctx, client)
+}
+
+func checkAccount(ctx context.Context, api lichessAPI) (*lichess.User, error) {
+	me, err := api.Account(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("checking the account: %w", err)
+	}
+	if !me.IsBot() {
+		return me, fmt.Errorf("%s: %w; upgrade it with 'ponderosa bot --upgrade' (irreversible, and only for an account that has never played a game)", me.Username, ErrNotBot)
+	}
+	return me, nil
+}
+
+// Run plays until ctx is cancelled (SIGTERM/SIGINT), then shuts down as the
+// config says: stop accepting challenges, finish the move in progress, and
+// either wait for the games to end (up to the drain timeout) or leave them
+// for the next start to resume. It returns an error when the account check
+// fails or the event stream fails for good.
+func (s *Service) Run(ctx context.Context) error {
+	me, err := checkAccount(ctx, s.api)
+	if err != nil {
+		return err
+	}
+	s.me = me
+	s.log.Info("bot ready", "account", me.Username, "max_games", s.cfg.Policy.MaxGames, "threads", s.threads,
+		"hash_mb", s.cfg.Engine.HashMB, "ponder", s.cfg.Engine.Ponder, "shutdown", s.cfg.Shutdown.Mode)
+
+	var status *http.Server
+	if s.cfg.StatusAddr != "" {
+		ln, err := net.Listen("tcp", s.cfg.StatusAddr)
+		if err != nil {
+			return fmt.Errorf("status endpoint: %w", err)
+		}
+		status = &http.Server{Handler: s.stats.handler(), ReadHeaderTimeout: 5 * time.Second}
+		go status.Serve(ln)
+		s.log.Info("status endpoint", "addr", ln.Addr().String())
+	}
+
+	gamesCtx, cancelGames := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelGames()
+	leave := make(chan struct{})
+	var games sync.WaitGroup
+	start := func(id string) { s.startGame(gamesCtx, id, leave, &games) }
+
+	// Resume games in progress (the event stream replays them too; the
+	// first one to arrive wins).
+	if ongoing, err := s.api.OngoingGames(ctx, 50); err != nil {
+		s.log.Warn("cannot list games in progress", "err", err)
+	} else {
+		for _, g := range ongoing {
+			if g.Compat == nil || g.Compat.Bot {
+				s.log.Info("resuming game", "game_id", g.GameID)
+				start(g.GameID)
+			}
+		}
+	}
+	if s.onReady != nil {
+		s.onReady(me)
+	}
+	s.stats.count(func(st *stats) { st.connected = true })
+	loopErr := s.eventLoop(ctx, start)
+	s.stats.count(func(st *stats) { st.connected = false })
+
+	// Shutdown.
+	s.declineQueue()
+	drained := make(chan struct{})
+	go func() { games.Wait(); close(drained) }()
+	switch {
+	case s.cfg.Shutdown.Mode == config.ShutdownWait && s.activeGames() > 0:
+		s.log.Info("waiting for games to end", "games", s.activeGames(), "timeout", s.cfg.Shutdown.DrainTimeout)
+		t := time.NewTimer(s.cfg.Shutdown.DrainTimeout)
+		select {
+		case <-drained:
+		case <-t.C:
+			s.log.Warn("drain timeout: leaving the remaining games to the next start", "games", s.activeGames())
+		}
+		t.Stop()
+	}
+	close(leave) // finish the move in progress, then stop
+	select {
+	case <-drained:
+	case <-time.After(30 * time.Second):
+		s.log.Warn("games did not stop in time; cancelling them")
+		cancelGames()
+		<-drained
+	}
+	if status != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		status.Shutdown(sctx)
+		cancel()
+	}
+	s.log.Info("bot stopped")
+	if loopErr != nil && ctx.Err() == nil {
+		return loopErr
+	}
+	return nil
+}
+
+// eventLoop reads the event stream until ctx ends or it fails for good.
+func (s *Service) eventLoop(ctx context.Context, start func(id string)) error {
+	events, errc := s.api.WatchEvents(ctx)
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				err := <-errc
+				if err != nil {
+					s.log.Error("event stream failed", "err", err)
+				}
+				return err
+			}
+			s.onEvent(ctx, ev, start)
+		case <-s.wake:
+			s.serveQueue(ctx)
+		case <-tick.C:
+			s.expirePending()
+			s.serveQueue(ctx)
+		case <-ctx.Done():
+			// Let the stream goroutine end before returning.
+			for range events {
+			}
+			<-errc
+			return nil
+		}
+	}
+}
+
+func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id string)) {
+	switch e := ev.(type) {
+	case *lichess.ChallengeEvent:
+		s.onChallenge(ctx, &e.Challenge, e.Compat)
+	case *lichess.ChallengeCanceledEvent:
+		s.mu.Lock()
+		for i, c := range s.queue {
+			if c.ID == e.Challenge.ID {
+				s.queue = append(s.queue[:i], s.queue[i+1:]...)
+				break
+			}
+		}
+		delete(s.pending, e.Challenge.ID)
+		s.mu.Unlock()
+	case *lichess.GameStartEvent:
+		g := e.Game
+		s.mu.Lock()
+		delete(s.pending, g.GameID)
+		s.mu.Unlock()
+		if g.Compat != nil && !g.Compat.Bot {
+			s.log.Warn("game cannot be played with the Bot API", "game_id", g.GameID)
+			return
+		}
+		start(g.GameID)
+	case *lichess.GameFinishEvent:
+		s.log.Debug("game finish event", "game_id", e.Game.GameID)
+	}
+}
+
+// offerOf describes a challenge for the policy.
+func offerOf(c *lichess.Challenge) Offer {
+	return Offer{
+		Challenger: strings.ToLower(c.Challenger.ID), ChallengerIsBot: c.Challenger.IsBot(),
+		Variant: string(c.Variant.Key), Speed: string(c.Speed), Clock: c.TimeControl.Type,
+		Base:      time.Duration(c.TimeControl.Limit) * time.Second,
+		Increment: time.Duration(c.TimeControl.Increment) * time.Second,
+		Rated:     c.Rated,
+	}
+}
+
+func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat *lichess.Compat) {
+	if strings.EqualFold(c.Challenger.ID, s.me.ID) {
+		return // one of ours
+	}
+	log := s.log.With("challenge_id", c.ID, "challenger", c.Challenger.Name)
+	s.mu.Lock()
+	for _, q := range s.queue {
+		if q.ID == c.ID {
+			s.mu.Unlock()
+			return // replayed after a reconnect
+		}
+	}
+	_, isPending := s.pending[c.ID]
+	d := Decide(offerOf(c), &s.cfg.Policy, len(s.games)+len(s.pending), len(s.queue))
+	if compat != nil && !compat.Bot {
+		d = Decision{Verdict: Decline, Reason: ReasonVariant}
+	}
+	if isPending {
+		s.mu.Unlock()
+		return
+	}
+	if d.Verdict == Queue {
+		s.queue = append(s.queue, *c)
+	}
+	s.mu.Unlock()
+	key := d.Verdict.String()
+	if d.Verdict == Decline {
+		key += ":" + d.Reason
+	}
+	s.stats.count(func(st *stats) { st.challenges[key]++ })
+	log.Info("challenge", "decision", d.Verdict.String(), "reason", d.Reason, "variant", c.Variant.Key,
+		"speed", c.Speed, "time_control", c.TimeControl.Show, "rated", c.Rated)
+	switch d.Verdict {
+	case Accept:
+		s.accept(ctx, c.ID, log)
+	case Decline:
+		cctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		defer cancel()
+		if err := s.api.DeclineChallenge(cctx, c.ID, lichess.DeclineReason(d.Reason)); err != nil {
+			log.Warn("decline failed", "err", err)
+		}
+	}
+}
+
+func (s *Service) accept(ctx context.Context, id string, log *slog.Logger) {
+	s.mu.Lock()
+	s.pending[id] = time.Now()
+	s.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	if err := s.api.AcceptChallenge(cctx, id); err != nil {
+		log.Warn("accept failed", "err", err)
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}
+}
+
+// serveQueue accepts queued challenges while slots are free.
+func (s *Service) serveQueue(ctx context.Context) {
+	for ctx.Err() == nil {
+		s.mu.Lock()
+		if len(s.queue) == 0 || len(s.games)+len(s.pending) >= s.cfg.Policy.MaxGames {
+			s.mu.Unlock()
+			return
+		}
+		c := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		log := s.log.With("challenge_id", c.ID, "challenger", c.Challenger.Name)
+		log.Info("accepting queued challenge")
+		s.accept(ctx, c.ID, log)
+	}
+}
+
+// expirePending frees the slots of accepted challenges whose game never
+// started.
+func (s *Service) expirePending() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.pending {
+		if time.Since(t) > pendingTimeout {
+			delete(s.pending, id)
+		}
+	}
+}
+
+// declineQueue declines the waiting challenges at shutdown.
+func (s *Service) declineQueue() {
+	s.mu.Lock()
+	q := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	for _, c := range q {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.api.DeclineChallenge(ctx, c.ID, lichess.DeclineLater); err != nil {
+			s.log.Warn("decline failed", "challenge_id", c.ID, "err", err)
+		}
+		cancel()
+	}
+}
+
+func (s *Service) activeGames() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.games)
+}
+
+// startGame starts a game goroutine unless the game is already running.
+func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{}, wg *sync.WaitGroup) {
+	s.mu.Lock()
+	if s.games[id] {
+		s.mu.Unlock()
+		return
+	}
+	s.games[id] = true
+	s.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.games, id)
+			s.mu.Unlock()
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
+		}()
+		s.playGame(ctx, id, leave)
+	}()
+}
+
+// playGame runs one game with an engine from the pool. A panic ends this
+// game only: it is logged, the game is resigned, and the engine discarded.
+func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}) {
+	eng := s.engines.get()
+	r := newGameRunner(s, id, eng)
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("game crashed; resigning it", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), actionTimeout)
+			if err := s.api.Resign(rctx, id); err != nil {
+				r.log.Warn("resign after crash failed", "err", err)
+			}
+			cancel()
+			s.stats.gameEnded(id, nil)
+			return // the engine may be in a bad state: do not reuse it
+		}
+		if !r.ended {
+			s.stats.gameEnded(id, nil)
+		}
+		s.engines.put(eng)
+	}()
+	if err := r.run(ctx, leave); err != nil {
+		r.log.Error("game stopped", "err", err)
+	}
+}
+
+// fairThreads gives eng its share of the search threads: the configured
+// total divided among the games in progress.
+func (s *Service) fairThreads(eng *engine.Engine) {
+	n := max(1, s.threads/max(1, s.activeGames()))
+	if o := eng.Options(); o.Threads != n {
+		o.Threads = n
+		eng.SetOptions(o)
+	}
+}
+
+// enginePool reuses engines (and their hash tables) across games.
+type enginePool struct {
+	opts engine.Options
+	mu   sync.Mutex
+	free []*engine.Engine
+}
+
+func (p *enginePool) get() *engine.Engine {
+	p.mu.Lock()
+	var e *engine.Engine
+	if n := len(p.free); n > 0 {
+		e, p.free = p.free[n-1], p.free[:n-1]
+	}
+	p.mu.Unlock()
+	if e == nil {
+		return engine.New(p.opts)
+	}
+	e.NewGame()
+	return e
+}
+
+func (p *enginePool) put(e *engine.Engine) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free = append(p.free, e)
+}
