@@ -113,7 +113,7 @@ type Options struct {
 	// GameIdleTimeout does the same for game streams (default 20 s).
 	GameIdleTimeout time.Duration
 	// ReconnectMin and ReconnectMax bound the reconnect backoff of
-	// WatchEvents/WatchGame (defaults 1 s and 60 s).
+	// WatchEvents/WatchGame (defaults 500 ms and 60 s).
 	ReconnectMin, ReconnectMax time.Duration
 	// HealthyAfter is how long a stream must stay up for the reconnect
 	// backoff to reset to ReconnectMin (default 60 s).
@@ -163,7 +163,7 @@ func New(opts Options) *Client {
 	def(&opts.RetryBackoff, 250*time.Millisecond)
 	def(&opts.EventIdleTimeout, 20*time.Second)
 	def(&opts.GameIdleTimeout, 20*time.Second)
-	def(&opts.ReconnectMin, time.Second)
+	def(&opts.ReconnectMin, 500*time.Millisecond)
 	def(&opts.ReconnectMax, 60*time.Second)
 	def(&opts.HealthyAfter, 60*time.Second)
 	if opts.Retries == 0 {
@@ -182,7 +182,8 @@ func New(opts Options) *Client {
 		SetAuthToken(opts.Token).
 		SetDisableWarn(true).
 		SetLogger(restyLogger{opts.Logger}).
-		SetRetryCount(0)
+		SetRetryCount(0).
+		SetResponseBodyLimit(8 << 20) // unary answers only; streams are read raw
 	return &Client{
 		r: r, hc: hc, limiter: opts.Limiter, clock: opts.Clock, log: opts.Logger, opts: opts,
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
