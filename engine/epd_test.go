@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// epdCase is one best-move test position.
+type epdCase struct {
+	id     string
+	fen    string
+	bm, am []string // UCI moves
+}
+
+// loadEPD reads an EPD suite whose lines carry c9 "bm_uci …, am_uci …".
+func loadEPD(t testing.TB, path string) []epdCase {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer f.Close()
+	var out []epdCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 4 {
+			t.Fatalf("bad EPD line %q", line)
+		}
+		c := epdCase{fen: strings.Join(fields[:4], " ") + " 0 1"}
+		if i := strings.Index(line, `id "`); i >= 0 {
+			c.id = strings.SplitN(line[i+4:], `"`, 2)[0]
+		}
+		i := strings.Index(line, `c9 "`)
+		if i < 0 {
+			t.Fatalf("EPD line without c9 UCI moves: %q", line)
+		}
+		for _, part := range strings.Split(strings.SplitN(line[i+4:], `"`, 2)[0], ",") {
+			ws := strings.Fields(part)
+			if len(ws) == 0 {
+				continue
+			}
+			switch ws[0] {
+			case "bm_uci":
+				c.bm = append(c.bm, ws[1:]...)
+			case "am_uci":
+				c.am = append(c.am, ws[1:]...)
+			}
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return out
+}
+
+// solve searches c under l and reports whether the best move is a bm move
+// and no am move.
+func solve(t testing.TB, e *Engine, c epdCase, l Limits) (bool, string) {
+	t.Helper()
+	pos, err := board.ParseFEN(c.fen)
+	if err != nil {
+		t.Fatalf("%s: %v", c.id, err)
+	}
+	e.NewGame()
+	res := e.Search(context.Background(), board.NewGame(pos), l, nil)
+	got := "0000"
+	if res.Best != board.NoMove {
+		got = pos.UCI(res.Best)
+	}
+	ok := len(c.bm) == 0 || contains(c.bm, got)
+	if contains(c.am, got) {
+		ok = false
+	}
+	return ok, got
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWACSubset solves easy WAC positions at a fixed depth (deterministic,
+// fast enough for CI under -race).
+func TestWACSubset(t *testing.T) {
+	cases := loadEPD(t, "testdata/wac.epd")
+	if len(cases) != 300 {
+		t.Fatalf("loaded %d WAC positions, want 300", len(cases))
+	}
+	e := New(Options{HashMB: 8})
+	// The first 20 positions at depth 6: most are short tactics.
+	solved := 0
+	var failed []string
+	for _, c := range cases[:20] {
+		ok, got := solve(t, e, c, Limits{Depth: 6})
+		if ok {
+			solved++
+		} else {
+			failed = append(failed, fmt.Sprintf("%s(%s, want %v)", c.id, got, c.bm))
+		}
+	}
+	t.Logf("WAC 1-20 at depth 6: %d/20 solved; failed: %v", solved, failed)
+	if solved < 15 {
+		t.Errorf("only %d/20 WAC positions solved at depth 6", solved)
+	}
+}
+
+// TestWACFull runs all 300 WAC positions at 1 s each on one thread. It takes
+// about 5 minutes: run with PONDEROSA_LONG=1 (PONDEROSA_WAC_MS overrides the
+// time per position).
+func TestWACFull(t *testing.T) {
+	if !longTests() {
+		t.Skip("set PONDEROSA_LONG=1 to run the full WAC suite")
+	}
+	per := time.Second
+	if ms := os.Getenv("PONDEROSA_WAC_MS"); ms != "" {
+		var n int
+		fmt.Sscan(ms, &n)
+		per = time.Duration(n) * time.Millisecond
+	}
+	cases := loadEPD(t, "testdata/wac.epd")
+	e := New(Options{HashMB: 64, Threads: 1, MoveOverhead: 0})
+	solved := 0
+	var failed []string
+	for _, c := range cases {
+		ok, got := solve(t, e, c, Limits{MoveTime: per})
+		if ok {
+			solved++
+		} else {
+			failed = append(failed, fmt.Sprintf("%s(%s, want %v)", c.id, got, c.bm))
+		}
+	}
+	t.Logf("WAC at %v/position: %d/%d solved", per, solved, len(cases))
+	t.Logf("failed: %v", failed)
+	if solved < 290 {
+		t.Errorf("WAC: %d/300 solved, target 290", solved)
+	}
+}
