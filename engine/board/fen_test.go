@@ -137,3 +137,12 @@ func TestStartPosition(t *testing.T) {
 		t.Error("StartPosition counters are wrong")
 	}
 }
+
+func TestPositionString(t *testing.T) {
+	p := StartPosition()
+	s := p.String()
+	if !strings.HasPrefix(s, "8 r n b q k b n r\n7 p p p p p p p p\n6 . . . . . . . .\n") ||
+		!strings.Contains(s, "1 R N B Q K B N R\n  a b c d e f g h\n") || !strings.Contains(s, "Fen: "+StartFEN+"\n") {
+		t.Errorf("String() =\n%s", s)
+	}
+}

@@ -66,7 +66,7 @@ func perftBudget() uint64 {
 	case raceEnabled || testing.Short():
 		return 20_000
 	}
-	return 300_000
+	return 2_000_000
 }
 
 func runPerftFile(t *testing.T, path string, budget uint64, chess960 bool) {

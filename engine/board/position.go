@@ -1,5 +1,10 @@
 package board
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Castling rights, one bit each. The index of the bit (0–3) also indexes
 // Position.castleRook.
 const (
@@ -45,6 +50,26 @@ func StartPosition() Position {
 		panic("board: bad StartFEN: " + err.Error())
 	}
 	return p
+}
+
+// String draws the board as text, rank 8 at the top (upper case White,
+// lower case Black, "." empty), followed by the FEN and the key in hex.
+func (p *Position) String() string {
+	var b strings.Builder
+	for r := 7; r >= 0; r-- {
+		b.WriteByte(byte('1' + r))
+		for f := 0; f < 8; f++ {
+			b.WriteByte(' ')
+			b.WriteString(p.board[NewSquare(f, r)].String())
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("  a b c d e f g h\n\nFen: ")
+	b.WriteString(p.FEN())
+	b.WriteString("\nKey: ")
+	b.WriteString(strconv.FormatUint(p.key, 16))
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // SideToMove returns the colour to move.
