@@ -239,7 +239,7 @@ func (w *worker) iterate(report func(Info)) {
 		if best.score.IsMate() && depth >= 2*int(MateScore-abs(best.score))+4 && l.Mate == 0 {
 			break // the mate is as short as this search will find
 		}
-		if elapsed, b, ok := r.clock(time.Now()); ok {
+		if elapsed, b, ok := r.clock(time.Now()); ok && !b.exact {
 			if len(w.rootMoves) == 1 && depth >= 4 {
 				break
 			}

@@ -14,6 +14,8 @@ type timeBudget struct {
 	soft time.Duration
 	// hard is the abort deadline, measured from when the clock starts.
 	hard time.Duration
+	// exact is set for movetime: use all of it, no early stop.
+	exact bool
 }
 
 func (b timeBudget) timed() bool { return b.hard > 0 }
@@ -30,7 +32,7 @@ func computeBudget(l Limits, us board.Color, overhead time.Duration, ply int) ti
 		if t < minThink {
 			t = minThink
 		}
-		return timeBudget{soft: t, hard: t}
+		return timeBudget{soft: t, hard: t, exact: true}
 	}
 	left, inc := l.WTime, l.WInc
 	if us == board.Black {
@@ -47,9 +49,9 @@ func computeBudget(l Limits, us board.Color, overhead time.Duration, ply int) ti
 	mtg := l.MovesToGo
 	if mtg <= 0 {
 		// Sudden death: assume a long game early, fewer moves later.
-		mtg = 40 - ply/8
-		if mtg < 20 {
-			mtg = 20
+		mtg = 50 - ply/10
+		if mtg < 30 {
+			mtg = 30
 		}
 	}
 	if mtg > 50 {
@@ -96,7 +98,7 @@ func (b timeBudget) afterPonderHit(pondered time.Duration) timeBudget {
 	if soft < b.soft/3 {
 		soft = b.soft / 3
 	}
-	return timeBudget{soft: soft, hard: b.hard}
+	return timeBudget{soft: soft, hard: b.hard, exact: b.exact}
 }
 
 // stabilityScale returns the factor applied to the soft limit after an
