@@ -237,20 +237,20 @@ func TestFlagFallAndIncrement(t *testing.T) {
 	e := setup(t, lichesstest.Options{}, lichess.Options{})
 	ctx := testCtx(t)
 	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{
-		ClockLimit: 700 * time.Millisecond, ClockIncrement: 100 * time.Millisecond, Color: "black",
+		ClockLimit: 700 * time.Millisecond, ClockIncrement: time.Second, Color: "black",
 		Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil),
 	})
 	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
 		t.Fatal(err)
 	}
 	stateWith(t, events, nMoves(2))
-	// The clock runs from ply 2: white spends a little, gains the increment.
+	// The clock runs from ply 2: white spends some time, gains the increment.
 	time.Sleep(50 * time.Millisecond)
 	if err := e.c.Move(ctx, id, "g1f3", false); err != nil {
 		t.Fatal(err)
 	}
 	st := stateWith(t, events, nMoves(3))
-	if st.WTime >= 750 || st.WTime < 500 || st.BTime != 700 {
+	if st.WTime > 1650 || st.WTime <= 700 || st.BTime != 700 || st.WInc != 1000 {
 		t.Fatalf("clocks after a timed move: w=%d b=%d", st.WTime, st.BTime)
 	}
 	stateWith(t, events, nMoves(4))
@@ -262,9 +262,9 @@ func TestFlagFallAndIncrement(t *testing.T) {
 }
 
 func TestFirstMoveAbortAndResign(t *testing.T) {
-	e := setup(t, lichesstest.Options{FirstMoveTimeout: 150 * time.Millisecond}, lichess.Options{})
+	quick := setup(t, lichesstest.Options{FirstMoveTimeout: 150 * time.Millisecond}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, full := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id, events, _, full := startGame(t, quick, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	if full.State.Expiration == nil || full.State.Expiration.MillisToMove != 150 {
 		t.Fatalf("expiration = %+v", full.State.Expiration)
 	}
@@ -273,9 +273,11 @@ func TestFirstMoveAbortAndResign(t *testing.T) {
 		t.Fatalf("final = %+v", final)
 	}
 	var ae *lichess.APIError
-	if err := e.c.Abort(ctx, id); !errors.As(err, &ae) || ae.Status != 400 {
+	if err := quick.c.Abort(ctx, id); !errors.As(err, &ae) || ae.Status != 400 {
 		t.Fatalf("abort after the end: %v", err)
 	}
+
+	e := setup(t, lichesstest.Options{}, lichess.Options{})
 
 	// Resigning an abortable game aborts it.
 	id2, ev2, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
@@ -384,4 +386,77 @@ func TestFullGameWithDrops(t *testing.T) {
 		t.Error("no reconnect logged")
 	}
 	_ = context.Background
+}
+
+func TestDrawAcceptClaimDrawOpponentResign(t *testing.T) {
+	e := setup(t, lichesstest.Options{ClaimWinAfter: 100 * time.Millisecond}, lichess.Options{})
+	ctx := testCtx(t)
+	spec := lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black", Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil)}
+
+	// Accepting the opponent's draw offer ends the game.
+	id, events, _, _ := startGame(t, e, spec)
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	if err := e.srv.OpponentOfferDraw(id); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, func(s *lichess.GameState) bool { return s.BDraw })
+	if err := e.c.HandleDrawOffer(ctx, id, true); err != nil {
+		t.Fatal(err)
+	}
+	if f := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Status != lichess.StatusDraw {
+		t.Fatalf("after accepting a draw: %+v", f)
+	}
+
+	// A gone opponent that comes back cannot be claimed against; once gone
+	// long enough, a draw can be claimed.
+	id, events, _, _ = startGame(t, e, spec)
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	if err := e.srv.OpponentLeave(id); err != nil {
+		t.Fatal(err)
+	}
+	next[*lichess.OpponentGone](t, events)
+	if err := e.srv.OpponentReturn(id); err != nil {
+		t.Fatal(err)
+	}
+	if g := next[*lichess.OpponentGone](t, events); g.Gone {
+		t.Fatalf("opponent back = %+v", g)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if err := e.c.ClaimDraw(ctx, id); err == nil {
+		t.Fatal("claimed a draw against a present opponent")
+	}
+	if err := e.srv.OpponentLeave(id); err != nil {
+		t.Fatal(err)
+	}
+	for g := next[*lichess.OpponentGone](t, events); *g.ClaimWinInSeconds > 0; g = next[*lichess.OpponentGone](t, events) {
+	}
+	if err := e.c.ClaimDraw(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if f := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Status != lichess.StatusDraw || f.Winner != "" {
+		t.Fatalf("after claiming a draw: %+v", f)
+	}
+
+	// The opponent resigns.
+	id, events, _, _ = startGame(t, e, spec)
+	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	stateWith(t, events, nMoves(2))
+	if err := e.srv.OpponentResign(id); err != nil {
+		t.Fatal(err)
+	}
+	gi, err := e.srv.WaitGameOver(ctx, id)
+	if err != nil || gi.Status != "resign" || gi.Winner != "white" || gi.BotColor != "white" {
+		t.Fatalf("opponent resigned: %+v %v", gi, err)
+	}
+	if f := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Winner != lichess.White {
+		t.Fatalf("final state: %+v", f)
+	}
 }

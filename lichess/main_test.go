@@ -65,8 +65,8 @@ func setup(t *testing.T, fo lichesstest.Options, co lichess.Options) *env {
 			*d = v
 		}
 	}
-	def(&co.EventIdleTimeout, 500*time.Millisecond)
-	def(&co.GameIdleTimeout, 500*time.Millisecond)
+	def(&co.EventIdleTimeout, time.Second)
+	def(&co.GameIdleTimeout, time.Second)
 	def(&co.ReconnectMin, 5*time.Millisecond)
 	def(&co.ReconnectMax, 50*time.Millisecond)
 	def(&co.RetryBackoff, time.Millisecond)

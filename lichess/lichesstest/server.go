@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -567,13 +568,12 @@ func (s *Server) handleUpgrade(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleTokenTest(w http.ResponseWriter, r *http.Request) {
-	var body [4096]byte
-	n, _ := r.Body.Read(body[:])
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
 	out := map[string]any{}
 	s.mu.Lock()
 	ok := s.tokenOK
 	s.mu.Unlock()
-	for _, t := range strings.Split(string(body[:n]), ",") {
+	for _, t := range strings.Split(string(body), ",") {
 		t = strings.TrimSpace(t)
 		if t == "" {
 			continue
