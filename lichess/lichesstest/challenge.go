@@ -17,7 +17,9 @@ type ChallengeSpec struct {
 	// Challenger defaults to a human "Alice" rated 1500; set Title "BOT"
 	// for a bot.
 	Challenger Player
-	// Variant: "standard" (default), "chess960" or "fromPosition".
+	// Variant: "standard" (default), "chess960" or "fromPosition" are
+	// played; other keys (crazyhouse, atomic, …) can be offered, to test
+	// declining, but accepting them answers 400.
 	Variant string
 	// FEN is the start position for fromPosition, and for chess960 (a
 	// random 960 position when empty).
@@ -34,6 +36,8 @@ type ChallengeSpec struct {
 	Color string
 	// Opponent plays the challenger's moves (default Options.Opponent).
 	Opponent Opponent
+	// RematchOf marks a rematch offer of a previous game.
+	RematchOf string
 }
 
 // ChallengeInfo is a snapshot of a challenge.
@@ -118,6 +122,9 @@ func (c *challenge) json(s *Server, direction string) map[string]any {
 	}
 	if sp.Variant != "standard" && sp.FEN != "" {
 		m["initialFen"] = sp.FEN
+	}
+	if sp.RematchOf != "" {
+		m["rematchOf"] = sp.RematchOf
 	}
 	if c.status == "declined" {
 		key := strings.ToLower(c.reason)
@@ -253,6 +260,10 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 	c := s.challenges[r.PathValue("id")]
 	if c == nil || !c.incoming || c.status != "created" {
 		writeError(w, http.StatusNotFound, "Challenge not found")
+		return
+	}
+	if !playable(c.spec.Variant) {
+		writeError(w, http.StatusBadRequest, "lichesstest: this fake cannot play "+c.spec.Variant)
 		return
 	}
 	s.startFromChallenge(c)

@@ -140,17 +140,30 @@ func (g *game) speed() string {
 }
 
 func (g *game) perfKey() string {
-	if g.variant == "chess960" {
-		return "chess960"
+	if g.variant == "standard" || g.variant == "fromPosition" {
+		return g.speed()
 	}
-	return g.speed()
+	return g.variant // chess960 and the other variants have their own perf
+
+}
+
+var variantNames = map[string][2]string{
+	"standard": {"Standard", "Std"}, "chess960": {"Chess960", "960"}, "fromPosition": {"From Position", "FEN"},
+	"crazyhouse": {"Crazyhouse", "Crazy"}, "antichess": {"Antichess", "Anti"}, "atomic": {"Atomic", "Atom"},
+	"horde": {"Horde", "Horde"}, "kingOfTheHill": {"King of the Hill", "KotH"}, "racingKings": {"Racing Kings", "Racing"},
+	"threeCheck": {"Three-check", "3check"},
+}
+
+// playable reports whether the fake can play a variant by the rules.
+func playable(variant string) bool {
+	return variant == "standard" || variant == "chess960" || variant == "fromPosition"
 }
 
 func variantJSON(key string, short bool) map[string]string {
-	names := map[string][2]string{
-		"standard": {"Standard", "Std"}, "chess960": {"Chess960", "960"}, "fromPosition": {"From Position", "FEN"},
+	n, ok := variantNames[key]
+	if !ok {
+		n = [2]string{key, key}
 	}
-	n := names[key]
 	m := map[string]string{"key": key, "name": n[0]}
 	if short {
 		m["short"] = n[1]
@@ -159,8 +172,8 @@ func variantJSON(key string, short bool) map[string]string {
 }
 
 func perfName(key string) string {
-	if key == "chess960" {
-		return "Chess960"
+	if n, ok := variantNames[key]; ok {
+		return n[0]
 	}
 	if key == "ultraBullet" {
 		return "UltraBullet"

@@ -325,3 +325,25 @@ func TestFaultsAndAuth(t *testing.T) {
 		t.Fatalf("requests = %+v", reqs)
 	}
 }
+
+func TestUnplayableVariantAndRematch(t *testing.T) {
+	srv := lichesstest.New(lichesstest.Options{Seed: 4})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	id := srv.Challenge(lichesstest.ChallengeSpec{Variant: "crazyhouse", ClockLimit: 3 * time.Minute, RematchOf: "oldgame1"})
+	st, body := r.do("GET", "/api/challenge", "")
+	var list struct{ In []map[string]any }
+	if err := json.Unmarshal(body, &list); st != 200 || err != nil || len(list.In) != 1 {
+		t.Fatalf("challenge list: %d %s", st, body)
+	}
+	c := list.In[0]
+	if v := c["variant"].(map[string]any); v["key"] != "crazyhouse" || v["name"] != "Crazyhouse" || c["rematchOf"] != "oldgame1" || c["direction"] != "in" {
+		t.Fatalf("challenge = %v", c)
+	}
+	if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 400 {
+		t.Fatalf("accepting crazyhouse: %d", st)
+	}
+	if st, _ := r.do("POST", "/api/challenge/"+id+"/decline", "reason=variant"); st != 200 {
+		t.Fatalf("declining: %d", st)
+	}
+}
