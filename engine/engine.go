@@ -44,16 +44,16 @@ type Engine struct {
 func New(opts Options) *Engine {
 	e := &Engine{opts: opts.normalized()}
 	e.tt = newTransTable(e.opts.HashMB)
-	e.resizeWorkers(e.opts.Threads)
+	e.resizeWorkers(e.opts.Threads, e.opts.Eval)
 	return e
 }
 
-func (e *Engine) resizeWorkers(n int) {
+func (e *Engine) resizeWorkers(n int, p *eval.Params) {
 	for len(e.workers) > n {
 		e.workers = e.workers[:len(e.workers)-1]
 	}
 	for len(e.workers) < n {
-		e.workers = append(e.workers, newWorker(len(e.workers), e.tt))
+		e.workers = append(e.workers, newWorker(len(e.workers), e.tt, p))
 	}
 }
 
@@ -78,8 +78,11 @@ func (e *Engine) SetOptions(opts Options) {
 	if opts.HashMB != old.HashMB {
 		e.tt.resize(opts.HashMB)
 	}
-	if opts.Threads != old.Threads {
-		e.resizeWorkers(opts.Threads)
+	if opts.Eval != old.Eval {
+		e.workers = nil
+	}
+	if opts.Threads != len(e.workers) {
+		e.resizeWorkers(opts.Threads, opts.Eval)
 	}
 }
 
@@ -126,6 +129,9 @@ func (e *Engine) PonderHit() {
 // Evaluate returns the static evaluation of pos from the side to move's
 // point of view, in centipawns.
 func (e *Engine) Evaluate(pos *board.Position) Score {
+	if p := e.Options().Eval; p != nil {
+		return Score(eval.NewEvaluatorWith(p).Evaluate(pos))
+	}
 	return Score(eval.Evaluate(pos))
 }
 

@@ -64,8 +64,11 @@ type worker struct {
 	stopped    bool
 }
 
-func newWorker(id int, tt *transTable) *worker {
-	return &worker{id: id, tt: tt, ev: eval.NewEvaluator(), keys: make([]uint64, 0, 1024)}
+func newWorker(id int, tt *transTable, p *eval.Params) *worker {
+	if p == nil {
+		p = eval.Default
+	}
+	return &worker{id: id, tt: tt, ev: eval.NewEvaluatorWith(p), keys: make([]uint64, 0, 1024)}
 }
 
 func (w *worker) clearHistory() {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/eval"
 )
 
 // MaxPly is the deepest ply the search can reach (root is ply 0).
@@ -93,6 +94,9 @@ type Options struct {
 	LimitStrength bool
 	// Elo is the target playing strength when LimitStrength is set.
 	Elo int
+	// Eval, if not nil, replaces the evaluation weights (eval.Default).
+	// It is for tuning and for testing weight sets against each other.
+	Eval *eval.Params
 }
 
 // Option ranges.

@@ -51,10 +51,25 @@ const (
 // Params is a complete set of evaluation weights.
 type Params [NumParams]S
 
-// Default holds the weights the engine plays with. The values are hand-set
-// starting points shaped by chess knowledge (see the package comment); the
-// tuner in engine/eval/tune refines them from labelled positions.
-var Default = defaultParams()
+// Default holds the weights the engine plays with: the tuned table in
+// tuned.go (written by the Texel tuner in engine/eval/tune) when there is
+// one, else the hand-set starting values of HandSet.
+var Default = defaultOrTuned()
+
+func defaultOrTuned() *Params {
+	if tunedTable == nil {
+		return HandSet()
+	}
+	p := new(Params)
+	for i, v := range tunedTable {
+		p[i] = Pack(int(v[0]), int(v[1]))
+	}
+	return p
+}
+
+// HandSet returns the hand-set weights: starting points shaped by chess
+// knowledge (centralisation, advancement, king shelter), before tuning.
+func HandSet() *Params { return defaultParams() }
 
 func defaultParams() *Params {
 	p := new(Params)

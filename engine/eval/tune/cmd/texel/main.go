@@ -1,0 +1,69 @@
+// Command texel tunes the evaluation weights on labelled positions (from
+// selfplay -mode gen) and writes engine/eval/tuned.go.
+//
+//	go run ./engine/eval/tune/cmd/texel -data data.txt -iters 400 -out engine/eval/tuned.go
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/eval"
+	"github.com/ponderosa-chess/ponderosa/engine/eval/tune"
+)
+
+func main() {
+	data := flag.String("data", "", "labelled positions file")
+	iters := flag.Int("iters", 400, "gradient descent steps")
+	lr := flag.Float64("lr", 1, "Adam learning rate (centipawns)")
+	out := flag.String("out", "", "write tuned.go here (empty: only report)")
+	fromHand := flag.Bool("handset", true, "start from the hand-set weights (else from eval.Default)")
+	flag.Parse()
+	if err := run(*data, *iters, *lr, *out, *fromHand); err != nil {
+		fmt.Fprintln(os.Stderr, "texel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(data string, iters int, lr float64, out string, fromHand bool) error {
+	start := eval.Default
+	if fromHand {
+		start = eval.HandSet()
+	}
+	f, err := os.Open(data)
+	if err != nil {
+		return err
+	}
+	samples, err := tune.Load(f, start)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	t := tune.New(samples, start)
+	k := t.FitK()
+	e0 := t.Error(k)
+	fmt.Printf("%d positions, K = %.4f, error %.6f\n", len(samples), k, e0)
+	// The king's material weight is unused; keep it at zero.
+	frozen := func(i int) bool { return i == eval.IdxMaterial+5 }
+	t0 := time.Now()
+	for i := 1; i <= iters; i++ {
+		e := t.Step(lr, frozen)
+		if i%50 == 0 || i == 1 {
+			fmt.Printf("iter %4d error %.6f (%v)\n", i, e, time.Since(t0).Round(time.Second))
+		}
+	}
+	e1 := t.Error(k)
+	fmt.Printf("final error %.6f (from %.6f)\n", e1, e0)
+	if out == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	comment := fmt.Sprintf("tunedTable: Texel-tuned on %d self-play positions (%s),\n%d Adam steps, K = %.4f, MSE %.6f -> %.6f.", len(samples), data, iters, k, e0, e1)
+	if err := tune.WriteGo(&buf, t.Params(), comment); err != nil {
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
