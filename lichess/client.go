@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -383,10 +382,4 @@ func scrub(err error, token string) error {
 		return err
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), token, "***"))
-}
-
-// drain reads and closes a body so the connection can be reused.
-func drain(rc io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
-	_ = rc.Close()
 }

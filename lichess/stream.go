@@ -83,7 +83,7 @@ func readStream[T any](c *Client, ctx context.Context, path string, idle time.Du
 		return c.streamErr(ctx, sctx, path, err)
 	}
 	body := resp.RawBody()
-	defer drain(body)
+	defer body.Close() // never drain: a live stream would block until its next keep-alive
 	if st := resp.StatusCode(); st != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
 		if err := c.check(http.MethodGet, path, st, resp.Header(), b); err != nil {

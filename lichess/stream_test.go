@@ -131,3 +131,39 @@ func TestIdleBeforeHeaders(t *testing.T) {
 		t.Fatalf("silent server: %v", err)
 	}
 }
+
+// TestOverlongLine: a line beyond the 1 MB bound ends the stream with an
+// error at once, even though the server keeps the connection alive.
+func TestOverlongLine(t *testing.T) {
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		fmt.Fprintf(w, `{"type":"chatLine","text":"%s"}`+"\n", strings.Repeat("x", 2<<20))
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-release:
+				return
+			case <-time.After(20 * time.Millisecond):
+				fmt.Fprintln(w)
+				w.(http.Flusher).Flush()
+			}
+		}
+	}))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { close(release) })
+	c, _ := rawClient(t, hs.URL)
+	start := time.Now()
+	events, errc := c.StreamGame(testCtx(t), "g1")
+	for range events {
+	}
+	err := <-errc
+	if err == nil || errors.Is(err, lichess.ErrStreamIdle) || lichess.IsFatal(err) {
+		t.Fatalf("over-long line: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("took %v to give up", d)
+	}
+}
