@@ -126,3 +126,23 @@ func FuzzDecodeGameEvent(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkDecodeGameState(b *testing.B) {
+	line := []byte(gameSeeds[1])
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeGameEvent(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeGameStart(b *testing.B) {
+	line := []byte(eventSeeds[0])
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeEvent(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
