@@ -189,6 +189,9 @@ func (g *game) stateJSON(s *Server, now time.Time) map[string]any {
 	if g.hasClock {
 		m["wtime"], m["btime"] = ms(g.remaining(board.White, now)), ms(g.remaining(board.Black, now))
 		m["winc"], m["binc"] = ms(g.inc), ms(g.inc)
+	} else if g.days > 0 {
+		perMove := int64(g.days) * 24 * 3600 * 1000 // time for the move (not counted down here)
+		m["wtime"], m["btime"], m["winc"], m["binc"] = perMove, perMove, 0, 0
 	} else {
 		m["wtime"], m["btime"], m["winc"], m["binc"] = unlimitedMillis, unlimitedMillis, 0, 0
 	}

@@ -98,6 +98,10 @@ type Options struct {
 	// BotGameQuota, if positive, is the number of challenges the bot may
 	// create before a 429 with ratelimit key "bot.vsBot.day".
 	BotGameQuota int
+	// MaxRequestsPerMinute, if positive, answers 429 to any request (streams
+	// included) beyond that many in the last minute, so that a bot that
+	// spams requests notices.
+	MaxRequestsPerMinute int
 	// LegacyCastling writes castling in standard games as e1g1 in
 	// gameState.moves (the old output) instead of king-takes-rook e1h1.
 	LegacyCastling bool
@@ -459,6 +463,16 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 		}
 		tokenOK := s.tokenOK
+		limited := false
+		if lim := s.opts.MaxRequestsPerMinute; lim > 0 && fault == nil {
+			n, since := 0, time.Now().Add(-time.Minute)
+			for i := len(s.requests) - 2; i >= 0 && s.requests[i].Time.After(since); i-- {
+				if s.requests[i].Status != http.StatusTooManyRequests {
+					n++
+				}
+			}
+			limited = n >= lim
+		}
 		s.notify()
 		s.mu.Unlock()
 
@@ -489,6 +503,10 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			sw.Header().Set("Content-Type", "application/json")
 			sw.WriteHeader(fault.Status)
 			_, _ = sw.Write([]byte(body))
+			return
+		}
+		if limited {
+			writeError(sw, http.StatusTooManyRequests, "Too many requests. Try again later.")
 			return
 		}
 		public := r.URL.Path == "/api/bot/online" || r.URL.Path == "/api/token/test"

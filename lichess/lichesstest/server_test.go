@@ -347,3 +347,14 @@ func TestUnplayableVariantAndRematch(t *testing.T) {
 		t.Fatalf("declining: %d", st)
 	}
 }
+
+func TestRequestRateLimit(t *testing.T) {
+	srv := lichesstest.New(lichesstest.Options{MaxRequestsPerMinute: 3, Seed: 5})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	for i, want := range []int{200, 200, 200, 429, 429} {
+		if st, _ := r.do("GET", "/api/account", ""); st != want {
+			t.Fatalf("request %d: %d, want %d", i, st, want)
+		}
+	}
+}
