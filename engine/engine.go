@@ -240,6 +240,11 @@ func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report fun
 	root := g.Position()
 	keys := g.Keys()
 	rootMoves := legalRootMoves(&root, l.SearchMoves)
+	if len(rootMoves) == 0 && len(l.SearchMoves) > 0 {
+		// No legal move among searchmoves: search every move rather than
+		// return no move in a position that has one.
+		rootMoves = legalRootMoves(&root, nil)
+	}
 
 	ply := len(keys) - 1
 	budget := computeBudget(l, root.SideToMove(), opts.MoveOverhead, ply)
@@ -278,7 +283,7 @@ func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report fun
 
 	if len(rootMoves) == 0 {
 		var s Score
-		if root.InCheck() && len(l.SearchMoves) == 0 {
+		if root.InCheck() {
 			s = matedIn(0)
 		}
 		r.waitForRelease(l)

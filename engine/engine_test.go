@@ -387,3 +387,35 @@ func TestScoreFormatting(t *testing.T) {
 		}
 	}
 }
+
+func TestIllegalSearchMovesFallBack(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	bogus := board.NewMove(board.Square(0), board.Square(63))
+	res := New(Options{}).Search(context.Background(), g, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil)
+	assertLegal(t, g, res.Best)
+}
+
+func TestLimitStrength(t *testing.T) {
+	g := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	weak := New(Options{LimitStrength: true, Elo: MinElo})
+	seen := map[board.Move]bool{}
+	for i := 0; i < 12; i++ {
+		res := weak.Search(context.Background(), g, Limits{MoveTime: time.Second}, nil)
+		assertLegal(t, g, res.Best)
+		seen[res.Best] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("weakest setting always plays the same move: %v", seen)
+	}
+	// A weak engine still takes a free queen.
+	g2 := mustGame(t, "rnb1kbnr/pppp1ppp/8/4p3/3qP3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 0 1")
+	res := weak.Search(context.Background(), g2, Limits{Depth: 10}, nil)
+	if got := uciOf(g2, res.Best); got != "f3d4" {
+		t.Errorf("weak engine plays %s instead of taking the queen", got)
+	}
+	sp := planStrength(MinElo)
+	strong := planStrength(MaxElo)
+	if sp.nodes >= strong.nodes || sp.margin <= strong.margin {
+		t.Errorf("strength plans not monotonic: %+v vs %+v", sp, strong)
+	}
+}
