@@ -412,9 +412,6 @@ func (s *GameState) TakebackProposed(c Color) bool {
 	return c == Black && s.BTakeback
 }
 
-// Ongoing is one entry of GET /api/account/playing (nowPlaying).
-type Ongoing = GameEventInfo
-
 // ChallengeParams describes a challenge to create (matchmaking). A real-time
 // game needs ClockLimit and ClockIncrement (both in SECONDS; ClockLimit one
 // of 0, 15, 30, 45, 60, 90 or a multiple of 60 up to 10800); Days makes a
