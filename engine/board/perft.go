@@ -12,16 +12,46 @@ func (p *Position) Perft(depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	var l MoveList
-	p.GenerateLegal(&l)
+	var st perftStack
+	return st.perft(p, depth, 0)
+}
+
+// perftStack holds the move lists and positions of a perft walk, so the
+// recursion neither allocates nor clears a fresh list at every node.
+type perftStack struct {
+	lists [perftStackDepth]MoveList
+	pos   [perftStackDepth]Position
+}
+
+const perftStackDepth = 16
+
+func (st *perftStack) perft(p *Position, depth, ply int) uint64 {
+	if ply >= perftStackDepth {
+		// Deeper than the stack (not a practical perft): plain recursion.
+		var l MoveList
+		p.GenerateLegal(&l)
+		if depth == 1 {
+			return uint64(l.N)
+		}
+		var child Position
+		var n uint64
+		for _, m := range l.Moves[:l.N] {
+			p.MakeMove(m, &child)
+			n += st.perft(&child, depth-1, ply+1)
+		}
+		return n
+	}
+	l := &st.lists[ply]
+	l.N = 0
+	p.GenerateLegal(l)
 	if depth == 1 {
 		return uint64(l.N)
 	}
-	var child Position
+	child := &st.pos[ply]
 	var n uint64
 	for _, m := range l.Moves[:l.N] {
-		p.MakeMove(m, &child)
-		n += child.Perft(depth - 1)
+		p.MakeMove(m, child)
+		n += st.perft(child, depth-1, ply+1)
 	}
 	return n
 }

@@ -287,7 +287,11 @@ func (p *Position) MakeMove(m Move, child *Position) {
 	}
 	c.side = them
 	ksq := c.KingSquare(them)
-	c.checkers = c.AttackersTo(ksq, c.byType[0]) & c.byColor[us]
+	occ := c.byType[0]
+	c.checkers = c.byColor[us] & ((PawnAttacks(them, ksq) & c.byType[Pawn]) |
+		(KnightAttacks(ksq) & c.byType[Knight]) |
+		(BishopAttacks(ksq, occ) & (c.byType[Bishop] | c.byType[Queen])) |
+		(RookAttacks(ksq, occ) & (c.byType[Rook] | c.byType[Queen])))
 }
 
 // MakeNullMove writes into child the position after passing the move to
