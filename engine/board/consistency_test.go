@@ -220,3 +220,37 @@ func TestIsLegalExhaustive(t *testing.T) {
 		}
 	}
 }
+
+func TestEnPassantSquareOnlyWhenLegal(t *testing.T) {
+	tests := []struct {
+		fen  string
+		move Move
+		ep   Square
+	}{
+		// Black's d4 pawn could take e3 only by exposing its king on a4.
+		{"8/8/8/8/k2p3Q/8/4P3/3K4 w - - 0 1", NewMove(E2, E4), NoSquare},
+		// Without the queen it may.
+		{"8/8/8/8/k2p4/8/4P3/3K4 w - - 0 1", NewMove(E2, E4), E3},
+		// No pawn beside: no square.
+		{StartFEN, NewMove(E2, E4), NoSquare},
+	}
+	for _, tc := range tests {
+		p := mustFEN(t, tc.fen)
+		var child Position
+		p.MakeMove(tc.move, &child)
+		if child.EnPassant() != tc.ep {
+			t.Errorf("%s after %s: EnPassant() = %s, want %s", tc.fen, tc.move, child.EnPassant(), tc.ep)
+		}
+		q := mustFEN(t, child.FEN())
+		if q.Key() != child.Key() {
+			t.Errorf("%s after %s: key differs from the parsed FEN's", tc.fen, tc.move)
+		}
+	}
+	// A FEN naming an en passant square that cannot be used keeps it, but
+	// the key is the one without it.
+	a := mustFEN(t, "8/8/8/8/k2pP2Q/8/8/3K4 b - e3 0 1")
+	b := mustFEN(t, "8/8/8/8/k2pP2Q/8/8/3K4 b - - 0 1")
+	if a.EnPassant() != E3 || a.Key() != b.Key() {
+		t.Errorf("unusable e.p. square: EnPassant() = %s, keys equal %v", a.EnPassant(), a.Key() == b.Key())
+	}
+}

@@ -83,6 +83,10 @@ func (p *Position) doMove(m Move, u *undoInfo) {
 	}
 	p.side = them
 	p.checkers = p.AttackersTo(p.KingSquare(them), p.byType[0]) & p.byColor[us]
+	if p.ep != NoSquare && !p.epKeyed() {
+		p.key ^= zobristEP[p.ep.File()]
+		p.ep = NoSquare
+	}
 }
 
 // undoMove takes back m, played by doMove with u.

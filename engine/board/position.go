@@ -20,7 +20,7 @@ const StartFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 // Position is a chess position: piece placement, side to move, castling
 // rights, en passant square and move counters, plus derived data kept up to
-// date (Zobrist keys, checkers). It is a value type of about 200 bytes;
+// date (Zobrist keys, checkers). It is a value type of about 180 bytes;
 // MakeMove copies it into a successor ("copy-make"). The zero value is not
 // a valid position: use ParseFEN or StartPosition.
 type Position struct {
@@ -98,8 +98,8 @@ func (p *Position) KingSquare(c Color) Square {
 }
 
 // Key returns the Zobrist key of the position: pieces, side to move,
-// castling rights, and the en passant file when a pawn of the side to move
-// could capture there.
+// castling rights, and the en passant file when the side to move has a
+// legal en passant capture.
 func (p *Position) Key() uint64 { return p.key }
 
 // PawnKey returns a Zobrist key of the pawns alone (both colours), for a
@@ -115,8 +115,8 @@ func (p *Position) HalfmoveClock() int { return int(p.halfmove) }
 func (p *Position) FullmoveNumber() int { return int(p.fullmove) }
 
 // EnPassant returns the en passant target square, or NoSquare. After
-// MakeMove it is set only when a pawn can capture there (pseudo-legally);
-// after ParseFEN it is whatever the FEN said.
+// MakeMove it is set only when the side to move has a legal en passant
+// capture; after ParseFEN it is whatever the FEN said.
 func (p *Position) EnPassant() Square { return p.ep }
 
 // InCheck reports whether the side to move is in check.
@@ -200,10 +200,20 @@ func (p *Position) remove(sq Square) {
 	}
 }
 
-// epKeyed reports whether the en passant square counts in the key: a pawn
-// of the side to move attacks it.
+// epKeyed reports whether the en passant square counts in the key: the
+// side to move has a legal en passant capture (as FIDE's repetition rule
+// and Stockfish's key have it).
 func (p *Position) epKeyed() bool {
-	return p.ep != NoSquare && PawnAttacks(p.side.Other(), p.ep)&p.Pieces(p.side, Pawn) != 0
+	if p.ep == NoSquare {
+		return false
+	}
+	ksq := p.KingSquare(p.side)
+	for b := PawnAttacks(p.side.Other(), p.ep) & p.Pieces(p.side, Pawn); b != 0; {
+		if p.epLegal(b.PopLSB(), p.ep, ksq) {
+			return true
+		}
+	}
+	return false
 }
 
 // castlingTargets returns the king's and the rook's destinations for a
@@ -292,6 +302,12 @@ func (p *Position) MakeMove(m Move, child *Position) {
 		(KnightAttacks(ksq) & c.byType[Knight]) |
 		(BishopAttacks(ksq, occ) & (c.byType[Bishop] | c.byType[Queen])) |
 		(RookAttacks(ksq, occ) & (c.byType[Rook] | c.byType[Queen])))
+	if c.ep != NoSquare && !c.epKeyed() {
+		// An enemy pawn is beside the double-pushed pawn but may not take
+		// it en passant: no en passant square then.
+		c.key ^= zobristEP[c.ep.File()]
+		c.ep = NoSquare
+	}
 }
 
 // MakeNullMove writes into child the position after passing the move to
