@@ -11,28 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/engine"
-	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
 )
 
-// engineOpponent plays with the real engine at a fixed node budget: a
-// sparring partner that makes games last (the fake's default mover loses
-// in a few moves) while costing little CPU.
-func engineOpponent(nodes uint64) lichesstest.Opponent {
-	pool := sync.Pool{New: func() any { return engine.New(engine.Options{HashMB: 1, Threads: 1}) }}
-	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
-		e := pool.Get().(*engine.Engine)
-		defer pool.Put(e)
-		return e.Search(ctx, g, engine.Limits{Nodes: nodes}, nil).Best
-	}
-}
-
 // quietWhite is a scripted white opponent that shuffles its knights (a
 // level game for a while), then plays on with the engine.
 func quietWhite() lichesstest.Opponent {
-	return lichesstest.Scripted([]string{"g1f3", "b1c3", "f3g1", "c3b1", "g1f3", "b1c3", "f3g1", "c3b1"}, engineOpponent(500))
+	return lichesstest.Scripted([]string{"g1f3", "b1c3", "f3g1", "c3b1", "g1f3", "b1c3", "f3g1", "c3b1"}, sparringEngine(500))
 }
 
 func TestDeclineReasonsDefaultConfig(t *testing.T) {
@@ -58,7 +44,7 @@ func TestDeclineReasonsDefaultConfig(t *testing.T) {
 }
 
 func TestDeclineReasonsConfigured(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, engineOpponent(300))}, map[string]string{
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(300))}, map[string]string{
 		"PONDEROSA_VARIANTS":      "standard",
 		"PONDEROSA_ACCEPT_BOTS":   "false",
 		"PONDEROSA_ACCEPT_CASUAL": "false",
@@ -103,7 +89,7 @@ func TestDeclineReasonsConfigured(t *testing.T) {
 func TestQueueWhileBusy(t *testing.T) {
 	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"})
 	h.start()
-	spec := lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: engineOpponent(200)}
+	spec := lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: sparringEngine(200)}
 	a := h.srv.Challenge(spec)
 	h.waitAccepted(a)
 	b := h.srv.Challenge(spec)
@@ -122,7 +108,7 @@ func TestQueueWhileBusy(t *testing.T) {
 }
 
 func TestConcurrentGamesAndPGN(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
+	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
 	h.start()
 	specs := []lichesstest.ChallengeSpec{
 		{ClockLimit: 8 * time.Second, ClockIncrement: 100 * time.Millisecond, Color: "white"},
@@ -252,7 +238,7 @@ func TestChatCommands(t *testing.T) {
 }
 
 func TestStreamDropsMidGame(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)}, nil)
+	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)}, nil)
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
 	h.waitAccepted(id)
@@ -281,7 +267,7 @@ func TestStreamDropsMidGame(t *testing.T) {
 }
 
 func TestRestartResumesGame(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(100*time.Millisecond, engineOpponent(300))},
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(100*time.Millisecond, sparringEngine(300))},
 		map[string]string{"PONDEROSA_SHUTDOWN": "leave"})
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 12 * time.Second, ClockIncrement: 100 * time.Millisecond})
@@ -306,7 +292,7 @@ func TestRestartResumesGame(t *testing.T) {
 }
 
 func TestShutdownWaitsForGames(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: engineOpponent(300)},
+	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)},
 		map[string]string{"PONDEROSA_SHUTDOWN": "wait", "PONDEROSA_DRAIN_TIMEOUT": "2m"})
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
@@ -351,7 +337,7 @@ func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func TestRateLimitedMove(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(300*time.Millisecond, engineOpponent(300))}, nil)
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(300*time.Millisecond, sparringEngine(300))}, nil)
 	clock := &virtualClock{}
 	h.client = lichess.New(lichess.Options{BaseURL: h.cfg.URL, Token: h.cfg.Token.Reveal(), Clock: clock,
 		ReconnectMin: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond})

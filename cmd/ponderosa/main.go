@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"bench":       {"search the fixed bench positions: node count (engine signature) and speed", cmdBench},
 	"perft":       {"count leaf nodes of the move tree (move generator check)", cmdPerft},
 	"healthcheck": {"ask a running bot's status endpoint whether it is healthy", cmdHealthcheck},
+	"bot":         {"play on Lichess (LICHESS_TOKEN); --sandbox plays against a built-in fake Lichess", cmdBot},
 }
 
 // defaultCommand runs when ponderosa is started with no arguments.

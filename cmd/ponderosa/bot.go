@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/joho/godotenv"
+
+	"github.com/ponderosa-chess/ponderosa/bot"
+	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/lichess"
+)
+
+// cmdBot runs the Lichess bot service (or, with --sandbox, the whole
+// service against an in-process fake Lichess).
+func cmdBot(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("bot", "[--env FILE] [--upgrade [--yes]] [--sandbox [--games N]]", env)
+	envFile := fs.String("env", ".env", "optional file of settings (KEY=value lines); real environment variables win")
+	upgrade := fs.Bool("upgrade", false, "upgrade the token's account to a BOT account (IRREVERSIBLE) and exit")
+	yes := fs.Bool("yes", false, "with --upgrade: do not ask for confirmation")
+	sandbox := fs.Bool("sandbox", false, "play a few scripted games against an in-process fake Lichess (no token, no network)")
+	games := fs.Int("games", 2, "with --sandbox: number of games to play")
+	clock := fs.Duration("clock", time.Minute, "with --sandbox: initial clock of the games")
+	inc := fs.Duration("increment", time.Second, "with --sandbox: increment of the games")
+	settings := fs.Bool("settings", false, "list every setting with its default and exit")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *settings {
+		for _, s := range config.Settings() {
+			fmt.Fprintf(env.Stdout, "%s=%s\n    %s\n", s.Name, s.Default, s.Doc)
+		}
+		return nil
+	}
+	getenv, err := withDotEnv(env.Getenv, *envFile, isFlagSet(fs, "env"))
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return fmt.Errorf("invalid settings:\n%w", err)
+	}
+	log := newLogger(env.Stderr, cfg)
+	version := "ponderosa " + versionString()
+
+	if *sandbox {
+		if getenv("PONDEROSA_PGN_DIR") == "" {
+			dir, err := os.MkdirTemp("", "ponderosa-sandbox-")
+			if err != nil {
+				return err
+			}
+			cfg.PGNDir = dir
+		}
+		_, err := bot.RunSandbox(ctx, cfg, bot.SandboxOptions{Games: *games, Clock: *clock, Increment: *inc,
+			Out: env.Stdout, Logger: log, Version: version})
+		if err != nil && getenv("PONDEROSA_PGN_DIR") == "" {
+			os.Remove(cfg.PGNDir) // only if still empty
+		}
+		return err
+	}
+
+	if err := cfg.RequireToken(); err != nil {
+		return err
+	}
+	client := lichess.New(lichess.Options{BaseURL: cfg.URL, Token: cfg.Token.Reveal(), Logger: log,
+		UserAgent: strings.ReplaceAll(version, " ", "/")})
+	defer client.Close()
+	if *upgrade {
+		return upgradeAccount(ctx, client, env, *yes)
+	}
+	if _, err := bot.CheckAccount(ctx, client); err != nil {
+		return err
+	}
+	svc := bot.New(cfg, client, bot.Options{Logger: log, Version: version})
+	return svc.Run(ctx)
+}
+
+// withDotEnv returns a getenv that falls back to the variables of the file
+// at path: the real environment wins, as with godotenv.Load, but the
+// process environment is not modified. A missing file is an error only
+// when it was named explicitly.
+func withDotEnv(getenv func(string) string, path string, explicit bool) (func(string) string, error) {
+	vals, err := godotenv.Read(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		return getenv, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return vals[k]
+	}, nil
+}
+
+// isFlagSet reports whether the flag was given on the command line.
+func isFlagSet(set *flag.FlagSet, name string) bool {
+	found := false
+	set.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// newLogger builds the slog logger the settings ask for.
+func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// upgradeAccount turns the account into a BOT account after a warning.
+func upgradeAccount(ctx context.Context, client *lichess.Client, env *Env, yes bool) error {
+	me, err := client.Account(ctx)
+	if err != nil {
+		return err
+	}
+	if me.IsBot() {
+		fmt.Fprintf(env.Stdout, "%s is already a BOT account.\n", me.Username)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "WARNING: upgrading %s to a BOT account is IRREVERSIBLE.\n"+
+		"A BOT account can only play through the Bot API, and Lichess only upgrades accounts that have never played a game.\n", me.Username)
+	if !yes {
+		fmt.Fprintf(env.Stderr, "Type the account name (%s) to confirm: ", me.Username)
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if !strings.EqualFold(strings.TrimSpace(line), me.Username) {
+			return errors.New("upgrade cancelled")
+		}
+	}
+	if err := client.UpgradeToBot(ctx); err != nil {
+		return fmt.Errorf("upgrade: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "%s is now a BOT account. Start the bot with 'ponderosa bot'.\n", me.Username)
+	return nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+func runBot(t *testing.T, getenv map[string]string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return getenv[k] }}
+	err := run(context.Background(), append([]string{"bot"}, args...), env)
+	return out.String(), errOut.String(), err
+}
+
+func TestBotSettingsList(t *testing.T) {
+	out, _, err := runBot(t, nil, "--settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range config.Settings() {
+		if !strings.Contains(out, s.Name+"="+s.Default+"\n") {
+			t.Errorf("--settings does not show %s", s.Name)
+		}
+	}
+}
+
+func TestBotNeedsToken(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := runBot(t, nil, "--env", filepath.Join(dir, "none.env"))
+	if err == nil || !strings.Contains(err.Error(), "none.env") {
+		t.Errorf("explicit missing .env: %v", err)
+	}
+	t.Chdir(dir) // no .env here: the default path is optional
+	_, _, err = runBot(t, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "LICHESS_TOKEN: required") {
+		t.Errorf("no token: %v", err)
+	}
+}
+
+func TestBotInvalidSettingNamed(t *testing.T) {
+	dir := t.TempDir()
+	envFile := filepath.Join(dir, "bot.env")
+	if err := os.WriteFile(envFile, []byte("PONDEROSA_MAX_GAMES=lots\nPONDEROSA_LOG_FORMAT=json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The real environment wins over the file.
+	_, _, err := runBot(t, map[string]string{"PONDEROSA_LOG_FORMAT": "yaml", "LICHESS_TOKEN": "lip_x"}, "--env", envFile)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `PONDEROSA_MAX_GAMES: must be an integer from 1 to 64, got "lots"`) ||
+		!strings.Contains(msg, `PONDEROSA_LOG_FORMAT: must be text or json, got "yaml"`) {
+		t.Errorf("error: %v", err)
+	}
+}
+
+func TestBotSandboxRejectsUltraBullet(t *testing.T) {
+	_, _, err := runBot(t, nil, "--sandbox", "--clock", "10s", "--increment", "0s")
+	if err == nil || !strings.Contains(err.Error(), "UltraBullet") {
+		t.Errorf("err = %v", err)
+	}
+}
