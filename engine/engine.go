@@ -17,6 +17,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -290,6 +291,7 @@ func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report fun
 		return Result{Score: s, Time: time.Since(r.start)}
 	}
 
+	orderRootMoves(&root, rootMoves, e.tt)
 	e.tt.newSearch()
 	for _, w := range workers {
 		w.prepare(r, &root, keys, rootMoves, multiPV)
@@ -363,4 +365,27 @@ func legalRootMoves(pos *board.Position, searchMoves []board.Move) []board.Move 
 		moves = append(moves, m)
 	}
 	return moves
+}
+
+// orderRootMoves puts the hash move first, then captures and promotions by
+// victim value (good exchanges first), then quiet moves.
+func orderRootMoves(pos *board.Position, moves []board.Move, tt *transTable) {
+	var ttMove board.Move
+	if h, ok := tt.probe(pos.Key()); ok {
+		ttMove = h.move
+	}
+	key := func(m board.Move) int {
+		switch {
+		case m == ttMove:
+			return 1 << 20
+		case pos.IsCapture(m) || m.IsPromotion():
+			v := seeValue[capturedType(pos, m)]*8 + seeValue[m.Promotion()]
+			if see(pos, m, 0) {
+				v += 1 << 16
+			}
+			return v
+		}
+		return 0
+	}
+	slices.SortStableFunc(moves, func(a, b board.Move) int { return key(b) - key(a) })
 }
