@@ -1,8 +1,9 @@
 // Command selfplay plays Ponderosa against itself in-process. In "gen" mode
 // it writes quiet positions labelled with the game result (the Texel tuner's
-// input); in "match" mode it plays the tuned weights (eval.Default) against
-// the hand-set ones (eval.HandSet) with colours swapped per opening and
-// prints W/D/L and the Elo difference.
+// input); in "match" mode it plays engine A against engine B with colours
+// swapped per opening and prints W/D/L and A's Elo difference. By default A
+// uses the tuned weights (eval.Default) and B the hand-set ones
+// (eval.HandSet); -b-handset=false -a-threads 2 compares thread counts.
 //
 //	go run ./engine/eval/tune/cmd/selfplay -mode gen -openings ../shared/books/8moves_v3.pgn -games 2000 -nodes 6000 -out data.txt
 //	go run ./engine/eval/tune/cmd/selfplay -mode match -openings ../shared/books/8mvs_+90_+99.epd -games 400 -nodes 20000
@@ -33,17 +34,26 @@ func main() {
 	out := flag.String("out", "selfplay.txt", "output file for gen mode (appended)")
 	conc := flag.Int("concurrency", 1, "games played at once")
 	seed := flag.Uint64("seed", 1, "opening order seed")
+	aThreads := flag.Int("a-threads", 1, "threads of engine A (match mode)")
+	bThreads := flag.Int("b-threads", 1, "threads of engine B (match mode)")
+	bHandSet := flag.Bool("b-handset", true, "engine B uses the hand-set weights (match mode)")
 	flag.Parse()
+	cfg := matchConfig{aThreads: *aThreads, bThreads: *bThreads, bHandSet: *bHandSet}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *mode, *openings, *games, *nodes, *movetime, *out, *conc, *seed); err != nil {
+	if err := run(ctx, cfg, *mode, *openings, *games, *nodes, *movetime, *out, *conc, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "selfplay:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, mode, openingsPath string, games int, nodes uint64, movetime time.Duration, out string, conc int, seed uint64) error {
+type matchConfig struct {
+	aThreads, bThreads int
+	bHandSet           bool
+}
+
+func run(ctx context.Context, cfg matchConfig, mode, openingsPath string, games int, nodes uint64, movetime time.Duration, out string, conc int, seed uint64) error {
 	f, err := os.Open(openingsPath)
 	if err != nil {
 		return err
@@ -85,10 +95,14 @@ func run(ctx context.Context, mode, openingsPath string, games int, nodes uint64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := engine.New(engine.Options{HashMB: 8})
+			a := engine.New(engine.Options{HashMB: 8, Threads: cfg.aThreads})
 			b := a
 			if mode == "match" {
-				b = engine.New(engine.Options{HashMB: 8, Eval: eval.HandSet()})
+				bo := engine.Options{HashMB: 8, Threads: cfg.bThreads}
+				if cfg.bHandSet {
+					bo.Eval = eval.HandSet()
+				}
+				b = engine.New(bo)
 			}
 			for i := range jobs {
 				op := ops[(i/2)%len(ops)]
@@ -150,7 +164,7 @@ feed:
 	wg.Wait()
 	if mode == "match" {
 		elo, m := tune.EloEstimate(wins, draws, losses)
-		fmt.Printf("Final: %d games: +%d =%d -%d  Elo %+.1f ± %.1f (Default vs HandSet weights)\n", done, wins, draws, losses, elo, m)
+		fmt.Printf("Final: %d games: +%d =%d -%d  Elo %+.1f ± %.1f (A vs B)\n", done, wins, draws, losses, elo, m)
 	} else {
 		fmt.Printf("Final: %d games, %d positions written to %s\n", done, positions, out)
 	}
