@@ -254,3 +254,43 @@ func TestEnPassantSquareOnlyWhenLegal(t *testing.T) {
 		t.Errorf("unusable e.p. square: EnPassant() = %s, keys equal %v", a.EnPassant(), a.Key() == b.Key())
 	}
 }
+
+// TestRandomGames plays random games (which reach promotions, under-
+// promotions, late castling and bare-king endings the perft trees do not)
+// and checks every position's invariants along the way, plus the Game's
+// bookkeeping.
+func TestRandomGames(t *testing.T) {
+	t.Parallel()
+	games := 60
+	if raceEnabled || testing.Short() {
+		games = 8
+	} else if longTests() {
+		games = 2000
+	}
+	starts := []string{StartFEN, kiwipete, "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+		"r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq - 0 1", "4k3/1P4p1/8/8/8/8/1p4P1/4K3 w - - 0 1"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < games; i++ {
+		g := NewGame(mustFEN(t, starts[i%len(starts)]))
+		for ply := 0; ply < 300; ply++ {
+			p := g.Position()
+			checkInvariants(t, &p, rng)
+			if g.Outcome().Result != Ongoing {
+				break
+			}
+			var l MoveList
+			p.GenerateLegal(&l)
+			m := l.Moves[rng.IntN(l.N)]
+			san := p.SAN(m)
+			if err := g.PlaySAN(san); err != nil {
+				t.Fatalf("%s: PlaySAN(%q): %v", p.FEN(), san, err)
+			}
+			if got := g.Moves()[len(g.Moves())-1]; got != m {
+				t.Fatalf("%s: PlaySAN(%q) played %s, want %s", p.FEN(), san, got, m)
+			}
+		}
+		if len(g.Keys()) != len(g.Moves())+1 {
+			t.Fatalf("game %d: %d keys for %d moves", i, len(g.Keys()), len(g.Moves()))
+		}
+	}
+}
