@@ -39,6 +39,13 @@ type Engine struct {
 
 	tt      *transTable
 	workers []*worker
+	knobs   knobs
+}
+
+// knobs switch search features off for A/B experiments (set only by
+// tests through export_test.go; the zero value is the engine as shipped).
+type knobs struct {
+	noSingular bool
 }
 
 // New returns an Engine configured by opts (zero fields take defaults).
@@ -295,6 +302,7 @@ func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report fun
 	e.tt.newSearch()
 	for _, w := range workers {
 		w.prepare(r, &root, keys, rootMoves, multiPV)
+		w.knobs = e.knobs
 	}
 	var wg sync.WaitGroup
 	var helperPanic atomic.Value

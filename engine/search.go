@@ -62,6 +62,7 @@ type worker struct {
 	bestScore  Score
 	nmpMinPly  int // null move is disabled below this ply (verification search)
 	stopped    bool
+	knobs      knobs // experiment switches (all off in play)
 }
 
 func newWorker(id int, tt *transTable, p *eval.Params) *worker {
@@ -564,6 +565,28 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		depth--
 	}
 
+	// Singular extension: if every move but the hash move fails low
+	// against a margin below the hash score, the hash move is extended; if
+	// even without it the node fails high, cut (multi-cut).
+	singularExt := 0
+	if !w.knobs.noSingular && ply > 0 && depth >= 8 && ttMove != board.NoMove && excluded == board.NoMove &&
+		ttHitOK && tte.bound != BoundUpper && tte.depth >= depth-3 && ttScore != NoScore &&
+		!ttScore.IsMate() && ply < 2*w.rootDepth {
+		singularBeta := ttScore - Score(2*depth)
+		f.excluded = ttMove
+		v := w.search(singularBeta-1, singularBeta, (depth-1)/2, ply, cutNode)
+		f.excluded = board.NoMove
+		if w.stopped {
+			return 0
+		}
+		if v < singularBeta {
+			singularExt = 1
+		} else if singularBeta >= beta {
+			return singularBeta
+		}
+		w.stack[ply+1].killers = [2]board.Move{}
+	}
+
 	var prevMove board.Move
 	var prevPiece board.Piece
 	if ply > 0 {
@@ -653,7 +676,9 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		}
 
 		newDepth := depth - 1
-		if givesCheck && ply < 2*w.rootDepth {
+		if m == ttMove && singularExt > 0 {
+			newDepth += singularExt
+		} else if givesCheck && ply < 2*w.rootDepth {
 			newDepth++
 		}
 

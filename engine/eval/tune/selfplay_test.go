@@ -60,3 +60,15 @@ func TestEloEstimate(t *testing.T) {
 		t.Errorf("60/20/20: %v ± %v", e, m)
 	}
 }
+
+func TestLLR(t *testing.T) {
+	if v := LLR(0, 0, 0, 0, 10); v != 0 {
+		t.Errorf("empty LLR %v", v)
+	}
+	if LLR(60, 20, 20, 0, 10) <= 0 {
+		t.Error("a winning record should favour H1")
+	}
+	if LLR(20, 20, 60, 0, 10) >= 0 {
+		t.Error("a losing record should favour H0")
+	}
+}

@@ -1,0 +1,11 @@
+package engine
+
+// SetKnob switches an experimental search feature for A/B self-play tests.
+func SetKnob(e *Engine, name string, on bool) {
+	switch name {
+	case "nosingular":
+		e.knobs.noSingular = on
+	default:
+		panic("engine: unknown knob " + name)
+	}
+}
