@@ -63,12 +63,26 @@ func planSearch(kind clockKind, cs clockState, white bool, ourMoves int, initial
 	if !white {
 		ours, inc = &b.BTime, b.BInc
 	}
-	*ours = max(*ours-overhead-waited, minClock)
+	*ours = usableClock(*ours-waited, inc, overhead)
 	// Never let a search run past half of what is left (plus half the
 	// increment we get back): the engine stops long before that when its
 	// time manager works.
 	b.Safety = max(*ours/2+inc/2, time.Millisecond)
 	return b
+}
+
+// reserveMoves is how many future moves' overhead is kept in the bank: the
+// engine divides the clock among the moves to come, but each of them also
+// costs the overhead, which the increment may not cover (Stockfish keeps a
+// reserve the same way). Without it a long game without increment ends
+// with a clock smaller than one move's overhead: a flag.
+const reserveMoves = 25
+
+// usableClock is the part of our remaining time the engine may plan with:
+// this move's overhead and the reserve for later moves taken off.
+func usableClock(ours, inc, overhead time.Duration) time.Duration {
+	reserve := max(overhead-inc, 0) * reserveMoves
+	return max(ours-overhead-reserve, minClock)
 }
 
 // overheadLearner estimates the time lost per move outside the search,

@@ -11,6 +11,7 @@ const ms = time.Millisecond
 func TestPlanSearch(t *testing.T) {
 	cs := clockState{WTime: 60000 * ms, BTime: 55000 * ms, WInc: 1000 * ms, BInc: 1000 * ms}
 	b := planSearch(realTime, cs, true, 5, time.Minute, 80*ms, 3*ms, 20*time.Second)
+	// The increment covers the overhead: no reserve.
 	if b.WTime != (60000-83)*ms || b.BTime != cs.BTime || b.WInc != cs.WInc || b.BInc != cs.BInc || b.MoveTime != 0 {
 		t.Errorf("white: %+v", b)
 	}
@@ -20,6 +21,14 @@ func TestPlanSearch(t *testing.T) {
 	b = planSearch(realTime, cs, false, 5, time.Minute, 80*ms, 0, 20*time.Second)
 	if b.BTime != (55000-80)*ms || b.WTime != cs.WTime {
 		t.Errorf("black: %+v", b)
+	}
+	// No increment: the overhead of later moves is kept in reserve.
+	b = planSearch(realTime, clockState{WTime: 10 * time.Second, BTime: 10 * time.Second}, true, 5, time.Minute, 40*ms, 0, 0)
+	if want := 10*time.Second - 40*ms - reserveMoves*40*ms; b.WTime != want {
+		t.Errorf("no increment: %v, want %v", b.WTime, want)
+	}
+	if b = planSearch(realTime, clockState{WTime: 900 * ms, BTime: 9 * time.Second}, true, 50, time.Minute, 40*ms, 0, 0); b.WTime != minClock {
+		t.Errorf("clock below the reserve: %v, want instant moves", b.WTime)
 	}
 	// Almost flagged: the engine still gets a positive clock.
 	b = planSearch(realTime, clockState{WTime: 30 * ms, BTime: 9000 * ms}, true, 40, time.Minute, 50*ms, 0, 0)

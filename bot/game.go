@@ -450,11 +450,11 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, lim engine.Limits) {
 	sctx, cancel := context.WithCancel(ctx)
 	job.cancel = cancel
+	r.svc.fairThreads(r.eng)
 	job.started = time.Now()
 	if !job.ponder && job.safety > 0 {
 		job.safetyT = time.AfterFunc(job.safety, cancel)
 	}
-	r.svc.fairThreads(r.eng)
 	r.job = job
 	r.searches.Add(1)
 	go func() {
@@ -541,10 +541,15 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 			return false // the stream reports the end
 		}
 	}
+	if r.svc.beforeMove != nil {
+		r.svc.beforeMove(r.id, j.ply)
+	}
 	uci := pos.UCI(best)
+	sent := time.Now()
 	err := r.svc.api.Move(ctx, r.id, uci, false)
 	posted := time.Now()
-	added := j.started.Sub(j.received) + posted.Sub(out.ended)
+	internal := j.started.Sub(j.received) + sent.Sub(out.ended)
+	added := internal + posted.Sub(sent)
 	if err != nil {
 		r.svc.stats.count(func(s *stats) { s.moveErrors++ })
 		r.moveFails++
@@ -563,10 +568,10 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	r.moveFails = 0
 	r.postedPly = j.ply + 1
 	r.svc.overhead.Observe(added)
-	r.svc.stats.addLatency(added)
+	r.svc.stats.addLatency(internal, posted.Sub(sent))
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
-		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "added_ms", ms2(added))
+		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(posted.Sub(sent)))
 	if r.leaving {
 		return true
 	}
@@ -610,11 +615,11 @@ func (r *gameRunner) maybePonder(ctx context.Context, best, reply board.Move) {
 	// Our clock does not run on the opponent's time: what we had, minus
 	// what this move cost, is what we will have (plus the increment).
 	wt, bt, wi, bi := r.state.Clock()
-	spent := time.Since(r.stateAt) + r.svc.overhead.Overhead()
+	spent, ovh := time.Since(r.stateAt), r.svc.overhead.Overhead()
 	if r.white {
-		wt = max(wt-spent, minClock)
+		wt = usableClock(wt-spent, wi, ovh)
 	} else {
-		bt = max(bt-spent, minClock)
+		bt = usableClock(bt-spent, bi, ovh)
 	}
 	job := &searchJob{ply: len(g.Moves()), ponder: true, predicted: reply}
 	r.launch(ctx, job, g, engine.Limits{WTime: wt, BTime: bt, WInc: wi, BInc: bi, Ponder: true})

@@ -142,8 +142,8 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 		fmt.Fprintf(o.Out, "  %-30s -> %s (%s)\n", declined[i].label, st.Status, st.DeclineReason)
 	}
 	l := snap.Latency
-	fmt.Fprintf(o.Out, "Moves posted: %d; latency added by the bot beyond the search: median %v, max %v\n",
-		snap.Moves, l.Median.Round(time.Microsecond), l.Max.Round(time.Microsecond))
+	fmt.Fprintf(o.Out, "Moves posted: %d; time added by the bot beyond the search: median %v, max %v; move request round trip: median %v\n",
+		snap.Moves, l.Median.Round(time.Microsecond), l.Max.Round(time.Microsecond), snap.RoundTrip.Median.Round(time.Microsecond))
 	if cfg.PGNDir != "" {
 		fmt.Fprintf(o.Out, "PGN files: %s\n", cfg.PGNDir)
 	}

@@ -56,6 +56,10 @@ type Service struct {
 
 	me *lichess.User // set by Run before any game starts
 
+	// beforeMove, when set (tests only), runs before each move is posted;
+	// it lets a test make one game panic.
+	beforeMove func(gameID string, ply int)
+
 	mu      sync.Mutex
 	games   map[string]bool      // running game ids
 	pending map[string]time.Time // accepted challenges awaiting gameStart

@@ -20,11 +20,8 @@ type stats struct {
 	mu      sync.Mutex
 	started time.Time
 
-	latency    []time.Duration // bot-added latency per move, a ring once full
-	latNext    int
-	latCount   uint64
-	latSum     time.Duration
-	latMax     time.Duration
+	internal   latencyRing // event received → move request sent, minus the search
+	roundTrip  latencyRing // move request sent → Lichess's answer
 	moves      uint64
 	moveErrors uint64
 	ponderHit  uint64
@@ -61,9 +58,7 @@ type GameResult struct {
 	Ended    time.Time `json:"ended"`
 }
 
-// LatencySummary describes the latency the bot adds to each move beyond the
-// engine's search: from receiving the gameState to starting the search, plus
-// from the end of the search to Lichess's answer to the move.
+// LatencySummary describes a latency over the moves of a run.
 type LatencySummary struct {
 	Count  uint64        `json:"count"`
 	Median time.Duration `json:"median_ns"`
@@ -73,24 +68,57 @@ type LatencySummary struct {
 	Mean   time.Duration `json:"mean_ns"`
 }
 
+// latencyRing keeps the latest samples of a latency plus running totals.
+type latencyRing struct {
+	samples []time.Duration // a ring once full
+	next    int
+	count   uint64
+	sum     time.Duration
+	max     time.Duration
+}
+
+func (l *latencyRing) add(d time.Duration) {
+	l.count++
+	l.sum += d
+	l.max = max(l.max, d)
+	if len(l.samples) < maxLatencySamples {
+		l.samples = append(l.samples, d)
+		return
+	}
+	l.samples[l.next] = d
+	l.next = (l.next + 1) % maxLatencySamples
+}
+
+// summary sorts a copy of the samples; call it without holding locks that
+// the hot path needs for long.
+func summarize(sample []time.Duration, count uint64, sum, maxD time.Duration) LatencySummary {
+	out := LatencySummary{Count: count, Max: maxD}
+	if count > 0 {
+		out.Mean = sum / time.Duration(count)
+	}
+	if len(sample) == 0 {
+		return out
+	}
+	slices.Sort(sample)
+	q := func(f float64) time.Duration { return sample[min(len(sample)-1, int(f*float64(len(sample))))] }
+	out.Median, out.P90, out.P99 = q(0.5), q(0.9), q(0.99)
+	return out
+}
+
 func newStats() *stats {
 	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{},
 		live: map[string]*LiveGame{}}
 }
 
-func (s *stats) addLatency(d time.Duration) {
+// addLatency records one move: internal is the time the bot spent outside
+// the search (event received → search start, plus search end → move
+// request sent); roundTrip is the move request's round trip.
+func (s *stats) addLatency(internal, roundTrip time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.moves++
-	s.latCount++
-	s.latSum += d
-	s.latMax = max(s.latMax, d)
-	if len(s.latency) < maxLatencySamples {
-		s.latency = append(s.latency, d)
-		return
-	}
-	s.latency[s.latNext] = d
-	s.latNext = (s.latNext + 1) % maxLatencySamples
+	s.internal.add(internal)
+	s.roundTrip.add(roundTrip)
 }
 
 func (s *stats) count(f func(s *stats)) {
@@ -99,22 +127,14 @@ func (s *stats) count(f func(s *stats)) {
 	f(s)
 }
 
-// Latency returns the latency summary so far.
-func (s *stats) Latency() LatencySummary {
+// Latency returns the summaries of the bot's own latency per move and of
+// the move requests' round trips.
+func (s *stats) Latency() (internal, roundTrip LatencySummary) {
 	s.mu.Lock()
-	sample := slices.Clone(s.latency)
-	sum := LatencySummary{Count: s.latCount, Max: s.latMax}
-	if s.latCount > 0 {
-		sum.Mean = s.latSum / time.Duration(s.latCount)
-	}
+	i, r := s.internal, s.roundTrip
+	is, rs := slices.Clone(i.samples), slices.Clone(r.samples)
 	s.mu.Unlock()
-	if len(sample) == 0 {
-		return sum
-	}
-	slices.Sort(sample)
-	q := func(f float64) time.Duration { return sample[min(len(sample)-1, int(f*float64(len(sample))))] }
-	sum.Median, sum.P90, sum.P99 = q(0.5), q(0.9), q(0.99)
-	return sum
+	return summarize(is, i.count, i.sum, i.max), summarize(rs, r.count, r.sum, r.max)
 }
 
 func (s *stats) gameStarted(g LiveGame) {
@@ -162,19 +182,22 @@ type Snapshot struct {
 	PonderHit  uint64            `json:"ponder_hits"`
 	PonderMiss uint64            `json:"ponder_misses"`
 	Overhead   time.Duration     `json:"move_overhead_ns"`
-	Latency    LatencySummary    `json:"latency"`
+	// Latency is the time the bot adds to a move beyond the search, up to
+	// sending the move; RoundTrip is the move request's round trip.
+	Latency   LatencySummary `json:"latency"`
+	RoundTrip LatencySummary `json:"move_round_trip"`
 }
 
 // Snapshot returns a copy of the current figures.
 func (s *stats) Snapshot() Snapshot {
-	lat := s.Latency()
+	lat, rtt := s.Latency()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := Snapshot{
 		Healthy: s.connected, Uptime: time.Since(s.started).Round(time.Second).String(),
 		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors,
-		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat,
+		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
 	}
 	for _, g := range s.live {
 		snap.Live = append(snap.Live, *g)
@@ -236,7 +259,7 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("# HELP ponderosa_move_overhead_seconds Learned time lost per move outside the search.")
 	p("# TYPE ponderosa_move_overhead_seconds gauge")
 	p("ponderosa_move_overhead_seconds %g", snap.Overhead.Seconds())
-	p("# HELP ponderosa_move_latency_seconds Latency the bot adds to a move beyond the search (event received to move posted).")
+	p("# HELP ponderosa_move_latency_seconds Time the bot adds to a move beyond the search (event received to move sent).")
 	p("# TYPE ponderosa_move_latency_seconds summary")
 	l := snap.Latency
 	p("ponderosa_move_latency_seconds{quantile=\"0.5\"} %g", l.Median.Seconds())
@@ -244,6 +267,14 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_move_latency_seconds{quantile=\"0.99\"} %g", l.P99.Seconds())
 	p("ponderosa_move_latency_seconds_sum %g", (l.Mean * time.Duration(l.Count)).Seconds())
 	p("ponderosa_move_latency_seconds_count %d", l.Count)
+	p("# HELP ponderosa_move_round_trip_seconds Round trip of the move requests.")
+	p("# TYPE ponderosa_move_round_trip_seconds summary")
+	r := snap.RoundTrip
+	p("ponderosa_move_round_trip_seconds{quantile=\"0.5\"} %g", r.Median.Seconds())
+	p("ponderosa_move_round_trip_seconds{quantile=\"0.9\"} %g", r.P90.Seconds())
+	p("ponderosa_move_round_trip_seconds{quantile=\"0.99\"} %g", r.P99.Seconds())
+	p("ponderosa_move_round_trip_seconds_sum %g", (r.Mean * time.Duration(r.Count)).Seconds())
+	p("ponderosa_move_round_trip_seconds_count %d", r.Count)
 }
 
 // handler serves /healthz, /status (JSON) and /metrics.

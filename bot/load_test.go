@@ -1,0 +1,199 @@
+package bot
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// TestManyGames plays bullet games against the fake's engine opponent with
+// 30 ms of latency on every request and every stream cut every few seconds:
+// no game may be lost on time, no move may be illegal, and every move must
+// be made (a missed move after a stream drop would end in a flag or an
+// abort). The short version runs in CI; PONDEROSA_LONG=1 runs 200 games of
+// 1+0 with 8 at once (PONDEROSA_LOAD_GAMES, PONDEROSA_LOAD_CONCURRENCY and
+// PONDEROSA_LOAD_CLOCK override the numbers).
+func TestManyGames(t *testing.T) {
+	games, conc, clock := 4, 2, 15*time.Second
+	if long() {
+		games, conc, clock = 200, 8, time.Minute
+	}
+	games = envInt("PONDEROSA_LOAD_GAMES", games)
+	conc = envInt("PONDEROSA_LOAD_CONCURRENCY", conc)
+	if d, err := time.ParseDuration(os.Getenv("PONDEROSA_LOAD_CLOCK")); err == nil {
+		clock = d
+	}
+	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300), OpponentDelay: 5 * time.Millisecond},
+		map[string]string{"PONDEROSA_MAX_GAMES": strconv.Itoa(conc), "PONDEROSA_QUEUE": strconv.Itoa(conc),
+			"PONDEROSA_THREADS": "2", "PONDEROSA_LOG_LEVEL": "info"})
+	h.srv.SetLatency(30 * time.Millisecond)
+	h.start()
+
+	stop := make(chan struct{})
+	var drops atomic.Int32
+	var bg sync.WaitGroup
+	bg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Second):
+				h.srv.DropStreams()
+				drops.Add(1)
+			}
+		}
+	})
+
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	var flags, aborted int
+	next := atomic.Int32{}
+	var players sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		players.Go(func() {
+			for int(next.Add(1)) <= games && !t.Failed() {
+				id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: clock})
+				ctxDeadline := 3*clock + time.Minute
+				h.waitFor("accepted", 30*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+				if st, reason := h.challengeStatus(id); st != "accepted" {
+					t.Errorf("challenge %s %s %s", id, st, reason)
+					return
+				}
+				g := h.waitOver(id, ctxDeadline)
+				mu.Lock()
+				statuses[g.Status]++
+				if g.Status == "outoftime" && g.Winner != g.BotColor {
+					flags++
+					t.Errorf("game %s lost on time after %d plies", id, len(g.Moves))
+				}
+				if g.Status == "aborted" {
+					aborted++
+					t.Errorf("game %s aborted", id)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	players.Wait()
+	close(stop)
+	bg.Wait()
+	elapsed := time.Since(start)
+	h.stop()
+
+	illegal := 0
+	for _, r := range h.srv.Requests() {
+		if r.Method == "POST" && strings.Contains(r.Path, "/move/") && r.Status == http.StatusBadRequest {
+			illegal++
+		}
+	}
+	if illegal > 0 {
+		t.Errorf("%d moves rejected by the server", illegal)
+	}
+	snap := h.svc.Snapshot()
+	t.Logf("%d games (%d at once, %v+0, 30ms latency) in %v: %v; %d stream drops; flags %d, aborted %d, rejected moves %d",
+		games, conc, clock, elapsed.Round(time.Second), statuses, drops.Load(), flags, aborted, illegal)
+	t.Logf("moves %d; bot time beyond search: median %v p90 %v max %v; move round trip median %v max %v; learned overhead %v; ponder hits %d misses %d",
+		snap.Moves, snap.Latency.Median, snap.Latency.P90, snap.Latency.Max, snap.RoundTrip.Median, snap.RoundTrip.Max,
+		snap.Overhead, snap.PonderHit, snap.PonderMiss)
+}
+
+// TestStatusEndpoint reads /healthz, /status and /metrics while a game runs.
+func TestStatusEndpoint(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(200))}, nil)
+	h.start()
+	ts := httptest.NewServer(h.svc.stats.handler())
+	defer ts.Close()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	h.waitAccepted(id)
+	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("healthz: %d %q", code, body)
+	}
+	_, body := get("/status")
+	var snap Snapshot
+	if err := json.Unmarshal([]byte(body), &snap); err != nil {
+		t.Fatalf("status: %v\n%s", err, body)
+	}
+	if len(snap.Live) != 1 || snap.Live[0].ID != id || snap.Moves == 0 || snap.Latency.Count == 0 {
+		t.Errorf("status: %s", body)
+	}
+	_, metrics := get("/metrics")
+	for _, want := range []string{"ponderosa_up 1", "ponderosa_games_active 1", "ponderosa_moves_total ",
+		`ponderosa_move_latency_seconds{quantile="0.5"}`, `ponderosa_challenges_total{decision="accept"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q:\n%s", want, metrics)
+		}
+	}
+	if strings.Contains(body+metrics, h.srv.Token()) {
+		t.Error("token in the status output")
+	}
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+	h.stop()
+	if code, _ := get("/healthz"); code != http.StatusServiceUnavailable {
+		t.Errorf("healthz after stop: %d", code)
+	}
+	_, body = get("/status")
+	if !strings.Contains(body, `"result": "win"`) {
+		t.Errorf("recent results after the game: %s", body)
+	}
+}
+
+// TestGamePanicIsolated makes one game panic: that game is resigned, the
+// other game and the service carry on.
+func TestGamePanicIsolated(t *testing.T) {
+	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(20*time.Millisecond, sparringEngine(200))}, nil)
+	var victim atomic.Value
+	victim.Store("")
+	h.start()
+	h.svc.beforeMove = func(id string, ply int) {
+		if id == victim.Load().(string) && ply >= 2 {
+			panic(fmt.Sprintf("injected failure in %s", id))
+		}
+	}
+	a := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "black"})
+	victim.Store(a)
+	h.waitAccepted(a)
+	b := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second})
+	h.waitAccepted(b)
+	ga := h.waitOver(a, 30*time.Second)
+	if ga.Status != "resign" || ga.Winner == ga.BotColor {
+		t.Errorf("panicking game: %s winner %q", ga.Status, ga.Winner)
+	}
+	checkFair(t, h.waitOver(b, 90*time.Second))
+	if !strings.Contains(h.logs.String(), "game crashed") {
+		t.Error("crash not logged")
+	}
+	// The service still plays.
+	c := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second})
+	h.waitAccepted(c)
+	checkFair(t, h.waitOver(c, 60*time.Second))
+}
