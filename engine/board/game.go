@@ -123,6 +123,19 @@ func (g *Game) PlaySAN(s string) error {
 	return g.Play(m)
 }
 
+// SANMoves returns the moves played in SAN, for PGN and chat.
+func (g *Game) SANMoves() []string {
+	out := make([]string, len(g.moves))
+	pos := g.start
+	var next Position
+	for i, m := range g.moves {
+		out[i] = pos.SAN(m)
+		pos.MakeMove(m, &next)
+		pos = next
+	}
+	return out
+}
+
 // Clone returns an independent copy of the game.
 func (g *Game) Clone() *Game {
 	return &Game{

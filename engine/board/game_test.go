@@ -148,3 +148,24 @@ func TestGamePlayAndClone(t *testing.T) {
 		t.Error("last key is not the current position's")
 	}
 }
+
+func TestGameSANMoves(t *testing.T) {
+	g := NewGame(StartPosition())
+	playAll(t, g, "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 e1g1 f6e4")
+	want := "e4 e5 Nf3 Nc6 Bc4 Nf6 O-O Nxe4"
+	if got := strings.Join(g.SANMoves(), " "); got != want {
+		t.Errorf("SANMoves() = %q, want %q", got, want)
+	}
+}
+
+func TestParseMoveEitherNotation(t *testing.T) {
+	p := StartPosition()
+	for _, s := range []string{"g1f3", "Nf3"} {
+		if m, err := p.ParseMove(s); err != nil || m != NewMove(G1, F3) {
+			t.Errorf("ParseMove(%q) = %s, %v", s, m, err)
+		}
+	}
+	if _, err := p.ParseMove("Nf4"); err == nil || !strings.Contains(err.Error(), "neither a legal UCI nor SAN move") {
+		t.Errorf("ParseMove(Nf4) error = %v", err)
+	}
+}

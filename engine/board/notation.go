@@ -255,3 +255,16 @@ func promotionType(ch byte) PieceType {
 	}
 	return NoPieceType
 }
+
+// ParseMove returns the legal move written s in UCI notation or, failing
+// that, in SAN: for input from people and from tools that may use either.
+func (p *Position) ParseMove(s string) (Move, error) {
+	if m, err := p.ParseUCIMove(s); err == nil {
+		return m, nil
+	}
+	m, err := p.ParseSAN(s)
+	if err != nil {
+		return NoMove, fmt.Errorf("move %q is neither a legal UCI nor SAN move: %w", s, err)
+	}
+	return m, nil
+}
