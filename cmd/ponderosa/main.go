@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"perft":       {"count leaf nodes of the move tree (move generator check)", cmdPerft},
 	"healthcheck": {"ask a running bot's status endpoint whether it is healthy", cmdHealthcheck},
 	"bot":         {"play on Lichess (LICHESS_TOKEN); --sandbox plays against a built-in fake Lichess", cmdBot},
+	"uci":         {"speak UCI on standard input and output (the default)", cmdUCI},
 }
 
 // defaultCommand runs when ponderosa is started with no arguments.

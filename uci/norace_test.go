@@ -1,0 +1,5 @@
+//go:build !race
+
+package uci_test
+
+const raceEnabled = false

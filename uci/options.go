@@ -1,0 +1,148 @@
+package uci
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine"
+)
+
+// Option is one UCI option: it describes itself for the "uci" answer and
+// accepts new values from "setoption".
+type Option interface {
+	// Name is the option's name as announced (matched case-insensitively).
+	Name() string
+	// Declare returns the "option name … type …" line.
+	Declare() string
+	// Set applies a value (ignored for buttons). The returned note, if not
+	// empty, is reported to the GUI as an info string (e.g. clamping).
+	Set(value string) (note string, err error)
+}
+
+// IntOption is a spin option bound to an int; OnChange runs after a change.
+type IntOption struct {
+	OptName           string
+	Default, Min, Max int
+	Value             *int
+	OnChange          func()
+}
+
+// Name implements Option.
+func (o *IntOption) Name() string { return o.OptName }
+
+// Declare implements Option.
+func (o *IntOption) Declare() string {
+	return fmt.Sprintf("option name %s type spin default %d min %d max %d", o.OptName, o.Default, o.Min, o.Max)
+}
+
+// Set implements Option: out-of-range values are clamped, with a note.
+func (o *IntOption) Set(value string) (string, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil {
+		return "", fmt.Errorf("option %s: %q is not an integer", o.OptName, value)
+	}
+	note := ""
+	if v < o.Min || v > o.Max {
+		c := min(max(v, o.Min), o.Max)
+		note = fmt.Sprintf("option %s: %d is out of range [%d, %d], using %d", o.OptName, v, o.Min, o.Max, c)
+		v = c
+	}
+	*o.Value = v
+	if o.OnChange != nil {
+		o.OnChange()
+	}
+	return note, nil
+}
+
+// BoolOption is a check option bound to a bool.
+type BoolOption struct {
+	OptName  string
+	Default  bool
+	Value    *bool
+	OnChange func()
+}
+
+// Name implements Option.
+func (o *BoolOption) Name() string { return o.OptName }
+
+// Declare implements Option.
+func (o *BoolOption) Declare() string {
+	return fmt.Sprintf("option name %s type check default %t", o.OptName, o.Default)
+}
+
+// Set implements Option: "true" or "false", in any case.
+func (o *BoolOption) Set(value string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "true":
+		*o.Value = true
+	case "false":
+		*o.Value = false
+	default:
+		return "", fmt.Errorf("option %s: %q is not true or false", o.OptName, value)
+	}
+	if o.OnChange != nil {
+		o.OnChange()
+	}
+	return "", nil
+}
+
+// ButtonOption runs Press when set.
+type ButtonOption struct {
+	OptName string
+	Press   func()
+}
+
+// Name implements Option.
+func (o *ButtonOption) Name() string { return o.OptName }
+
+// Declare implements Option.
+func (o *ButtonOption) Declare() string { return "option name " + o.OptName + " type button" }
+
+// Set implements Option.
+func (o *ButtonOption) Set(string) (string, error) {
+	o.Press()
+	return "", nil
+}
+
+// settings are the values the options control.
+type settings struct {
+	hash, threads, multiPV, overheadMS, elo int
+	ponder, chess960, limitStrength         bool
+}
+
+// newOptions builds the option table over s; apply pushes engine settings
+// to the engine, clearHash empties the hash table.
+func newOptions(s *settings, apply func(), clearHash func()) []Option {
+	return []Option{
+		&IntOption{OptName: "Hash", Default: engine.DefaultHashMB, Min: engine.MinHashMB, Max: engine.MaxHashMB, Value: &s.hash, OnChange: apply},
+		&IntOption{OptName: "Threads", Default: 1, Min: engine.MinThreads, Max: engine.MaxThreads, Value: &s.threads, OnChange: apply},
+		&BoolOption{OptName: "Ponder", Default: false, Value: &s.ponder},
+		&IntOption{OptName: "MultiPV", Default: 1, Min: engine.MinMultiPV, Max: engine.MaxMultiPV, Value: &s.multiPV, OnChange: apply},
+		&IntOption{OptName: "Move Overhead", Default: int(engine.DefaultMoveOverhead / time.Millisecond), Min: 0, Max: 5000, Value: &s.overheadMS, OnChange: apply},
+		&ButtonOption{OptName: "Clear Hash", Press: clearHash},
+		&BoolOption{OptName: "UCI_Chess960", Default: false, Value: &s.chess960},
+		&BoolOption{OptName: "UCI_LimitStrength", Default: false, Value: &s.limitStrength, OnChange: apply},
+		&IntOption{OptName: "UCI_Elo", Default: engine.DefaultElo, Min: engine.MinElo, Max: engine.MaxElo, Value: &s.elo, OnChange: apply},
+	}
+}
+
+func defaultSettings() settings {
+	return settings{
+		hash: engine.DefaultHashMB, threads: 1, multiPV: 1,
+		overheadMS: int(engine.DefaultMoveOverhead / time.Millisecond), elo: engine.DefaultElo,
+	}
+}
+
+// engineOptions converts the settings into engine options, keeping fields
+// the UCI layer does not control (such as the evaluation weights).
+func (s *settings) engineOptions(base engine.Options) engine.Options {
+	base.HashMB = s.hash
+	base.Threads = s.threads
+	base.MultiPV = s.multiPV
+	base.MoveOverhead = time.Duration(s.overheadMS) * time.Millisecond
+	base.LimitStrength = s.limitStrength
+	base.Elo = s.elo
+	return base
+}

@@ -1,0 +1,624 @@
+// Package uci speaks the engine side of the Universal Chess Interface
+// (UCI, April 2006) and of CEGO revision 1 over an io.Reader and io.Writer,
+// driving an engine.Engine. The input loop never blocks on the search:
+// isready, stop, ponderhit, debug and quit are answered while searching;
+// commands that change the engine (position, go, setoption, ucinewgame)
+// wait until the search has finished.
+package uci
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// EngineName and EngineAuthor are announced by "id".
+const (
+	EngineName   = "Ponderosa"
+	EngineAuthor = "the Ponderosa authors"
+)
+
+// maxLine bounds one input line; longer lines are dropped with a note.
+const maxLine = 1 << 20
+
+// inputEvent is one line from the GUI, or the end of input.
+type inputEvent struct {
+	raw string
+	eof error // set (io.EOF or a read error) at the end of input
+}
+
+// readLines feeds in's lines to out until the end of input or until done
+// is closed. A line ends at '\n' or '\r' (any combination, as the spec
+// allows), so "\r\n" yields an empty line, which is ignored.
+func readLines(in io.Reader, out chan<- inputEvent, done <-chan struct{}) {
+	br := bufio.NewReaderSize(in, 64*1024)
+	var line []byte
+	tooLong := false
+	send := func(ev inputEvent) bool {
+		select {
+		case out <- ev:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			if len(line) > 0 && !send(inputEvent{raw: string(line)}) {
+				return
+			}
+			send(inputEvent{eof: err})
+			return
+		}
+		if c == '\n' || c == '\r' {
+			if tooLong {
+				tooLong = false
+				if !send(inputEvent{raw: "", eof: nil}) {
+					return
+				}
+			} else if len(line) > 0 {
+				if !send(inputEvent{raw: string(line)}) {
+					return
+				}
+			}
+			line = line[:0]
+			continue
+		}
+		if tooLong {
+			continue
+		}
+		if len(line) >= maxLine {
+			tooLong = true
+			line = line[:0]
+			continue
+		}
+		line = append(line, c)
+	}
+}
+
+// jobEvent is output of the running job (search, perft, bench): a line to
+// print, or its end.
+type jobEvent struct {
+	line   string
+	done   bool
+	result *engine.Result // for searches
+}
+
+// job is the running search or long command.
+type job struct {
+	cancel   context.CancelFunc
+	search   bool
+	infinite bool
+	// unbounded: go infinite, or a go with no limit at all (runs until stop).
+	unbounded bool
+	ponder    bool // started as go ponder
+	hit       bool // ponderhit received
+	stopped   bool // stop received
+	root      board.Position
+	held      *engine.Result // finished but not allowed to print bestmove yet
+	hitFlag   *atomic.Bool
+}
+
+// pendingCmd is a command received while a job ran. A stop or ponderhit
+// that arrives while a go is still queued applies to that go too, so a
+// burst like "go infinite / stop" never leaves a search running.
+type pendingCmd struct {
+	cmd          Command
+	stopped, hit bool
+}
+
+// waitsForGUI reports whether the job runs until the GUI ends it.
+func (j *job) waitsForGUI() bool {
+	return j.search && !j.stopped && (j.unbounded || (j.ponder && !j.hit))
+}
+
+// session is the state of one UCI conversation. Only the Run goroutine
+// touches it (the job goroutine only sends events).
+type session struct {
+	eng     *engine.Engine
+	out     *bufio.Writer
+	werr    error
+	debug   bool
+	set     settings
+	options []Option
+	game    *board.Game
+	job     *job
+	events  chan jobEvent
+	pending []pendingCmd // commands waiting for the job to end
+	quit    bool
+}
+
+// Run speaks UCI on in and out with eng until "quit", the end of input or
+// the cancellation of ctx. Exactly one goroutine writes out, one line at a
+// time, flushed after every line. It returns nil on a normal end and the
+// write error if out fails.
+func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) error {
+	s := &session{
+		eng:    eng,
+		out:    bufio.NewWriter(out),
+		game:   board.NewGame(board.StartPosition()),
+		events: make(chan jobEvent, 1024),
+	}
+	o := eng.Options()
+	s.set = defaultSettings()
+	s.set.hash, s.set.threads, s.set.multiPV = o.HashMB, o.Threads, o.MultiPV
+	s.set.overheadMS = int(o.MoveOverhead / time.Millisecond)
+	s.set.limitStrength, s.set.elo = o.LimitStrength, o.Elo
+	s.options = newOptions(&s.set, s.applyOptions, eng.ClearHash)
+
+	done := make(chan struct{})
+	defer close(done)
+	input := make(chan inputEvent, 64)
+	go readLines(in, input, done)
+
+	var hitRetry <-chan time.Time
+	retries := 0
+	for !s.quit && s.werr == nil {
+		select {
+		case ev := <-input:
+			if ev.eof != nil {
+				s.shutdown()
+				break
+			}
+			if ev.raw == "" {
+				s.infoString("input line longer than %d bytes ignored", maxLine)
+				continue
+			}
+			wasHit := s.job != nil && s.job.hit
+			s.handleLine(ev.raw)
+			if s.job != nil && s.job.hit && !wasHit {
+				hitRetry, retries = time.After(time.Millisecond), 0
+			}
+		case ev := <-s.events:
+			s.handleJobEvent(ev)
+		case <-hitRetry:
+			// A ponderhit that raced with the start of the search may have
+			// found no search to switch; repeat it a few times (idempotent).
+			hitRetry = nil
+			if s.job != nil && s.job.hit && s.job.held == nil {
+				s.eng.PonderHit()
+				if retries++; retries < 4 {
+					hitRetry = time.After(time.Duration(retries*10) * time.Millisecond)
+				}
+			}
+		case <-ctx.Done():
+			s.shutdown()
+		}
+	}
+	// After a write error: still end the job so its goroutine finishes.
+	s.shutdown()
+	return s.werr
+}
+
+// shutdown stops any job, waits for it (printing its bestmove) and ends
+// the session.
+func (s *session) shutdown() {
+	s.quit = true // no queued command runs any more
+	if s.job != nil {
+		s.stopJob()
+		for s.job != nil {
+			s.handleJobEvent(<-s.events)
+		}
+	}
+}
+
+// println writes one line and flushes it.
+func (s *session) println(line string) {
+	if s.werr != nil {
+		return
+	}
+	s.out.WriteString(line)
+	s.out.WriteByte('\n')
+	s.werr = s.out.Flush()
+}
+
+func (s *session) infoString(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "\n", " "), "\r", " ")
+	s.println("info string " + msg)
+}
+
+// handleLine parses one input line and acts on it.
+func (s *session) handleLine(raw string) {
+	cmd, err := Parse(raw)
+	if s.debug {
+		s.infoString("received: %s", strings.TrimSpace(raw))
+	}
+	if err != nil {
+		if !errors.Is(err, ErrEmpty) {
+			s.infoString("%v", err)
+		} else if s.debug {
+			s.infoString("unknown command ignored: %s", strings.TrimSpace(raw))
+		}
+		return
+	}
+	switch c := cmd.(type) {
+	case UCICmd:
+		s.println("id name " + EngineName)
+		s.println("id author " + EngineAuthor)
+		for _, o := range s.options {
+			s.println(o.Declare())
+		}
+		s.println("uciok")
+		return
+	case Debug:
+		s.debug = c.On
+		return
+	case IsReady:
+		// Answered at once when idle or when only a search that waits for
+		// stop/ponderhit stands before it; otherwise after the commands
+		// queued before it (the running job ends by itself soon).
+		if s.job == nil || len(s.pending) == 0 || s.job.waitsForGUI() {
+			s.println("readyok")
+			return
+		}
+	case Register:
+		s.println("registration checking")
+		s.println("registration ok")
+		return
+	case Stop:
+		for i := range s.pending {
+			switch s.pending[i].cmd.(type) {
+			case Go, Bench:
+				s.pending[i].stopped = true
+			}
+		}
+		if s.job != nil {
+			s.stopJob()
+		}
+		return
+	case PonderHit:
+		for i := len(s.pending) - 1; i >= 0; i-- {
+			if g, ok := s.pending[i].cmd.(Go); ok {
+				if g.Ponder {
+					s.pending[i].hit = true
+				}
+				return // the hit is for the latest go
+			}
+		}
+		if s.job != nil && s.job.search && s.job.ponder && !s.job.hit {
+			s.job.hit = true
+			s.job.hitFlag.Store(true)
+			s.eng.PonderHit()
+			if s.job.held != nil {
+				s.finishSearch(*s.job.held)
+			}
+		}
+		return
+	case Quit:
+		s.shutdown()
+		return
+	}
+	if s.job != nil {
+		s.pending = append(s.pending, pendingCmd{cmd: cmd})
+		return
+	}
+	s.execute(pendingCmd{cmd: cmd})
+}
+
+// stopJob handles "stop": cancel the job; a held result is printed now.
+func (s *session) stopJob() {
+	j := s.job
+	j.stopped = true
+	j.cancel()
+	s.eng.Stop()
+	if j.held != nil {
+		s.finishSearch(*j.held)
+	}
+}
+
+// execute runs a command that needs the engine idle.
+func (s *session) execute(pc pendingCmd) {
+	switch c := pc.cmd.(type) {
+	case IsReady:
+		s.println("readyok")
+	case SetOption:
+		s.setOption(c)
+	case NewGame:
+		s.eng.NewGame()
+		s.game = board.NewGame(s.startPosition())
+	case Position:
+		s.setPosition(c)
+	case Go:
+		if c.Perft > 0 {
+			s.startPerft(c.Perft)
+			if pc.stopped {
+				s.stopJob()
+			}
+			return
+		}
+		if pc.hit {
+			c.Ponder = false // pondering that was hit at once is a normal search
+		}
+		s.startSearch(c)
+		if pc.stopped {
+			s.stopJob()
+		}
+	case Bench:
+		s.startBench(c.Depth)
+		if pc.stopped {
+			s.stopJob()
+		}
+	case Display:
+		pos := s.game.Position()
+		for _, l := range strings.Split(strings.TrimRight(pos.String(), "\n"), "\n") {
+			s.println(l)
+		}
+		var cs []string
+		for b := pos.Checkers(); b != 0; {
+			cs = append(cs, b.PopLSB().String())
+		}
+		s.println("Checkers: " + strings.Join(cs, " "))
+	case Eval:
+		pos := s.game.Position()
+		for _, l := range strings.Split(strings.TrimRight(s.eng.EvalTrace(&pos), "\n"), "\n") {
+			s.println(l)
+		}
+	}
+}
+
+func (s *session) startPosition() board.Position {
+	p := board.StartPosition()
+	p.Chess960 = s.set.chess960
+	return p
+}
+
+func (s *session) applyOptions() {
+	s.eng.SetOptions(s.set.engineOptions(s.eng.Options()))
+}
+
+func (s *session) setOption(c SetOption) {
+	for _, o := range s.options {
+		if !strings.EqualFold(o.Name(), c.Name) {
+			continue
+		}
+		note, err := o.Set(c.Value)
+		if err != nil {
+			s.infoString("%v", err)
+			return
+		}
+		if note != "" {
+			s.infoString("%s", note)
+		}
+		if s.debug {
+			s.infoString("option %s set", o.Name())
+		}
+		return
+	}
+	s.infoString("no such option: %s", c.Name)
+}
+
+func (s *session) setPosition(c Position) {
+	var start board.Position
+	if c.FEN == "" {
+		start = board.StartPosition()
+	} else {
+		p, err := board.ParseFEN(c.FEN)
+		if err != nil {
+			s.infoString("position ignored: %v", err)
+			return
+		}
+		start = p
+	}
+	start.Chess960 = start.Chess960 || s.set.chess960
+	g := board.NewGame(start)
+	for i, ms := range c.Moves {
+		pos := g.Position()
+		m, err := pos.ParseUCIMove(ms)
+		if err == nil {
+			err = g.Play(m)
+		}
+		if err != nil {
+			s.infoString("position: move %d %q is not legal here (%v); moves from it on are ignored", i+1, ms, err)
+			break
+		}
+	}
+	s.game = g
+}
+
+func (s *session) startSearch(c Go) {
+	root := s.game.Position()
+	l := engine.Limits{
+		WTime: c.WTime, BTime: c.BTime, WInc: c.WInc, BInc: c.BInc,
+		MovesToGo: c.MovesToGo, Depth: c.Depth, Mate: c.Mate, Nodes: c.Nodes,
+		MoveTime: c.MoveTime, Infinite: c.Infinite, Ponder: c.Ponder,
+	}
+	for _, ms := range c.SearchMoves {
+		m, err := root.ParseUCIMove(ms)
+		if err != nil {
+			s.infoString("searchmoves: %q ignored: %v", ms, err)
+			continue
+		}
+		l.SearchMoves = append(l.SearchMoves, m)
+	}
+	if len(c.SearchMoves) > 0 && len(l.SearchMoves) == 0 {
+		s.infoString("searchmoves: no legal move given, searching all moves")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	hit := &atomic.Bool{}
+	timed := c.WTime > 0 || c.BTime > 0 || c.MoveTime > 0 || c.Depth > 0 || c.Nodes > 0 || c.Mate > 0
+	j := &job{cancel: cancel, search: true, infinite: c.Infinite, unbounded: c.Infinite || !timed, ponder: c.Ponder, root: root, hitFlag: hit}
+	s.job = j
+	g := s.game.Clone()
+	events := s.events
+	eng := s.eng
+	started := time.Now()
+	go func() {
+		defer cancel()
+		report := func(info engine.Info) {
+			if c.Ponder && hit.Load() {
+				eng.PonderHit() // idempotent; closes the ponderhit race
+			}
+			line, ok := formatInfo(&root, info, time.Since(started))
+			if ok {
+				events <- jobEvent{line: line}
+			}
+		}
+		res := eng.Search(ctx, g, l, report)
+		events <- jobEvent{done: true, result: &res}
+	}()
+}
+
+// formatInfo renders an engine report as a UCI info line. Currmove reports
+// are only sent after the first second, as the spec suggests.
+func formatInfo(root *board.Position, info engine.Info, since time.Duration) (string, bool) {
+	var b strings.Builder
+	if info.PV == nil && info.CurrMove != board.NoMove {
+		if since < time.Second {
+			return "", false
+		}
+		fmt.Fprintf(&b, "info depth %d currmove %s currmovenumber %d", info.Depth, root.UCI(info.CurrMove), info.CurrMoveNumber)
+		return b.String(), true
+	}
+	fmt.Fprintf(&b, "info depth %d", info.Depth)
+	if info.SelDepth > 0 {
+		fmt.Fprintf(&b, " seldepth %d", info.SelDepth)
+	}
+	mpv := info.MultiPV
+	if mpv < 1 {
+		mpv = 1
+	}
+	fmt.Fprintf(&b, " multipv %d score %s", mpv, info.Score)
+	if bs := info.Bound.String(); bs != "" {
+		b.WriteString(" " + bs)
+	}
+	fmt.Fprintf(&b, " nodes %d nps %d hashfull %d time %d", info.Nodes, info.NPS, info.HashFull, info.Time.Milliseconds())
+	if len(info.PV) > 0 {
+		b.WriteString(" pv")
+		pos := *root
+		var child board.Position
+		for _, m := range info.PV {
+			if !pos.IsLegal(m) {
+				break
+			}
+			b.WriteString(" " + pos.UCI(m))
+			pos.MakeMove(m, &child)
+			pos = child
+		}
+	}
+	return b.String(), true
+}
+
+// handleJobEvent prints job output and, at the end of a job, its bestmove
+// (unless it must be held) and the commands that waited for it.
+func (s *session) handleJobEvent(ev jobEvent) {
+	if !ev.done {
+		s.println(ev.line)
+		return
+	}
+	j := s.job
+	if j == nil {
+		return
+	}
+	if j.search {
+		res := *ev.result
+		// Never end a go infinite or an unanswered go ponder on our own.
+		if (j.infinite || (j.ponder && !j.hit)) && !j.stopped {
+			j.held = &res
+			return
+		}
+		s.finishSearch(res)
+		return
+	}
+	s.endJob()
+}
+
+// finishSearch prints the final info and bestmove of the current search.
+func (s *session) finishSearch(res engine.Result) {
+	j := s.job
+	root := j.root
+	if res.Best != board.NoMove && root.IsLegal(res.Best) {
+		nps := uint64(0)
+		if res.Time > 0 {
+			nps = uint64(float64(res.Nodes) / res.Time.Seconds())
+		}
+		s.println(fmt.Sprintf("info depth %d score %s nodes %d nps %d time %d", res.Depth, res.Score, res.Nodes, nps, res.Time.Milliseconds()))
+		line := "bestmove " + root.UCI(res.Best)
+		var child board.Position
+		root.MakeMove(res.Best, &child)
+		if res.Ponder != board.NoMove && child.IsLegal(res.Ponder) {
+			line += " ponder " + child.UCI(res.Ponder)
+		}
+		s.println(line)
+	} else {
+		s.println("bestmove 0000")
+	}
+	s.endJob()
+}
+
+// endJob clears the job and runs the commands that waited for it, until
+// one of them starts a new job.
+func (s *session) endJob() {
+	if s.job != nil {
+		s.job.cancel()
+		// The job goroutine has sent its done event; nothing more will come.
+		s.job = nil
+	}
+	for len(s.pending) > 0 && s.job == nil && !s.quit {
+		pc := s.pending[0]
+		s.pending = s.pending[1:]
+		s.execute(pc)
+	}
+}
+
+func (s *session) startPerft(depth int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.job = &job{cancel: cancel}
+	pos := s.game.Position()
+	events := s.events
+	go func() {
+		defer cancel()
+		var l board.MoveList
+		pos.GenerateLegal(&l)
+		var child board.Position
+		var total uint64
+		for _, m := range l.Slice() {
+			if ctx.Err() != nil {
+				events <- jobEvent{line: "info string perft stopped"}
+				events <- jobEvent{done: true}
+				return
+			}
+			pos.MakeMove(m, &child)
+			n := uint64(1)
+			if depth > 1 {
+				n = child.Perft(depth - 1)
+			}
+			total += n
+			events <- jobEvent{line: fmt.Sprintf("%s: %d", pos.UCI(m), n)}
+		}
+		events <- jobEvent{line: ""}
+		events <- jobEvent{line: fmt.Sprintf("Nodes searched: %d", total)}
+		events <- jobEvent{done: true}
+	}()
+}
+
+func (s *session) startBench(depth int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.job = &job{cancel: cancel}
+	events := s.events
+	eng := s.eng
+	go func() {
+		defer cancel()
+		nodes, elapsed := eng.Bench(ctx, depth)
+		nps := uint64(0)
+		if elapsed > 0 {
+			nps = uint64(float64(nodes) / elapsed.Seconds())
+		}
+		if ctx.Err() != nil {
+			events <- jobEvent{line: "info string bench stopped"}
+		}
+		events <- jobEvent{line: fmt.Sprintf("Total time (ms) : %d", elapsed.Milliseconds())}
+		events <- jobEvent{line: fmt.Sprintf("Nodes searched: %d", nodes)}
+		events <- jobEvent{line: fmt.Sprintf("Nodes/second: %d", nps)}
+		events <- jobEvent{done: true}
+	}()
+}
