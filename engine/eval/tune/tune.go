@@ -109,6 +109,10 @@ type Tuner struct {
 	Samples []Sample
 	W       [eval.NumParams][2]float64 // (mg, eg)
 	K       float64
+	// L2 pulls every weight towards its starting value (Prior) with this
+	// strength per centipawn², which limits overfitting small data sets.
+	L2    float64
+	Prior [eval.NumParams][2]float64
 
 	m, v [eval.NumParams][2]float64 // Adam moments
 	t    int
@@ -120,6 +124,7 @@ func New(samples []Sample, p *eval.Params) *Tuner {
 	for i, s := range p {
 		t.W[i] = [2]float64{float64(s.MG()), float64(s.EG())}
 	}
+	t.Prior = t.W
 	return t
 }
 
@@ -198,7 +203,7 @@ func (t *Tuner) Step(lr float64, frozen func(i int) bool) float64 {
 			continue
 		}
 		for h := 0; h < 2; h++ {
-			gr := grad[i][h] / nS
+			gr := grad[i][h]/nS + 2*t.L2*(t.W[i][h]-t.Prior[i][h])
 			t.m[i][h] = b1*t.m[i][h] + (1-b1)*gr
 			t.v[i][h] = b2*t.v[i][h] + (1-b2)*gr*gr
 			mh := t.m[i][h] / (1 - math.Pow(b1, float64(t.t)))

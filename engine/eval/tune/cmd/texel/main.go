@@ -21,14 +21,17 @@ func main() {
 	lr := flag.Float64("lr", 1, "Adam learning rate (centipawns)")
 	out := flag.String("out", "", "write tuned.go here (empty: only report)")
 	fromHand := flag.Bool("handset", true, "start from the hand-set weights (else from eval.Default)")
+	l2 := flag.Float64("l2", 0, "L2 pull towards the starting weights (per cp², e.g. 1e-7)")
+	freezePST := flag.Bool("freeze-pst", false, "do not tune the piece-square tables")
+	valid := flag.String("valid", "", "held-out labelled positions: report their error before and after")
 	flag.Parse()
-	if err := run(*data, *iters, *lr, *out, *fromHand); err != nil {
+	if err := run(*data, *valid, *iters, *lr, *out, *fromHand, *l2, *freezePST); err != nil {
 		fmt.Fprintln(os.Stderr, "texel:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data string, iters int, lr float64, out string, fromHand bool) error {
+func run(data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
 	start := eval.Default
 	if fromHand {
 		start = eval.HandSet()
@@ -43,11 +46,32 @@ func run(data string, iters int, lr float64, out string, fromHand bool) error {
 		return err
 	}
 	t := tune.New(samples, start)
+	t.L2 = l2
 	k := t.FitK()
 	e0 := t.Error(k)
 	fmt.Printf("%d positions, K = %.4f, error %.6f\n", len(samples), k, e0)
+	var vt *tune.Tuner
+	if valid != "" {
+		vf, err := os.Open(valid)
+		if err != nil {
+			return err
+		}
+		vs, err := tune.Load(vf, start)
+		vf.Close()
+		if err != nil {
+			return err
+		}
+		vt = tune.New(vs, start)
+		fmt.Printf("validation: %d positions, error %.6f\n", len(vs), vt.Error(k))
+		defer func() {
+			vt.W = t.W
+			fmt.Printf("validation error after tuning: %.6f\n", vt.Error(k))
+		}()
+	}
 	// The king's material weight is unused; keep it at zero.
-	frozen := func(i int) bool { return i == eval.IdxMaterial+5 }
+	frozen := func(i int) bool {
+		return i == eval.IdxMaterial+5 || (freezePST && i >= eval.IdxPST && i < eval.IdxPST+6*64)
+	}
 	t0 := time.Now()
 	for i := 1; i <= iters; i++ {
 		e := t.Step(lr, frozen)
@@ -61,7 +85,8 @@ func run(data string, iters int, lr float64, out string, fromHand bool) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	comment := fmt.Sprintf("tunedTable: Texel-tuned on %d self-play positions (%s),\n%d Adam steps, K = %.4f, MSE %.6f -> %.6f.", len(samples), data, iters, k, e0, e1)
+	comment := fmt.Sprintf("tunedTable: Texel-tuned on %d self-play positions (%s),\n%d Adam steps (lr %g, L2 %g, PST frozen %v), K = %.4f, MSE %.6f -> %.6f.",
+		len(samples), data, iters, lr, l2, freezePST, k, e0, e1)
 	if err := tune.WriteGo(&buf, t.Params(), comment); err != nil {
 		return err
 	}
