@@ -41,6 +41,8 @@ var commands = map[string]command{
 	"healthcheck": {"ask a running bot's status endpoint whether it is healthy", cmdHealthcheck},
 	"bot":         {"play on Lichess (LICHESS_TOKEN); --sandbox plays against a built-in fake Lichess", cmdBot},
 	"uci":         {"speak UCI on standard input and output (the default)", cmdUCI},
+	"cego":        {"play one game as a CEGO revision 1 engine on standard input and output", cmdCEGO},
+	"match":       {"play engines against each other (UCI or CEGO): W/L/D, Elo, pentanomial, SPRT", cmdMatch},
 }
 
 // defaultCommand runs when ponderosa is started with no arguments.

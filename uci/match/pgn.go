@@ -64,16 +64,18 @@ func WritePGN(w io.Writer, rec GameRecord, event string) error {
 		case pl.Book:
 			flush("{book}")
 		default:
-			c := "{"
+			// Break lines between words, never inside the clock command.
+			var words []string
 			if pl.HasScore {
-				c += formatScore(pl) + " "
+				words = append(words, formatScore(pl))
 			}
-			c += fmt.Sprintf("%.3fs", pl.Elapsed.Seconds())
+			words = append(words, fmt.Sprintf("%.3fs", pl.Elapsed.Seconds()))
 			if rec.TC.Timed() {
-				c += ", " + formatClock(pl.Clock)
+				words = append(words, formatClock(pl.Clock))
 			}
-			c += "}"
-			for _, word := range strings.Fields(c) {
+			words[0] = "{" + words[0]
+			words[len(words)-1] += "}"
+			for _, word := range words {
 				flush(word)
 			}
 		}

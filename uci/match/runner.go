@@ -303,5 +303,8 @@ func fmtElo(x float64) string {
 	case math.IsNaN(x):
 		return "nan"
 	}
+	if x == 0 {
+		x = 0 // no "-0.0"
+	}
 	return fmt.Sprintf("%.1f", x)
 }

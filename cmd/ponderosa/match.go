@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/uci/match"
+)
+
+// cmdMatch plays two engines against each other over UCI or CEGO and
+// prints W/L/D, the Elo difference with a 95% interval, pentanomial counts
+// and, with --sprt, the SPRT log-likelihood ratio and verdict.
+func cmdMatch(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("match", "--engine CMD --engine CMD [--tc 10+0.1] [--games N] [--openings FILE] [--concurrency C] [--pgn OUT] [--sprt elo0=0,elo1=5]", env)
+	var specs []match.EngineSpec
+	var names [2]string
+	var opts [3][][2]string // both, first, second
+	fs.Func("engine", "engine command line (give twice); prefix 'cego:' for a CEGO engine, e.g. 'cego:./ponderosa cego'", func(s string) error {
+		spec, err := match.ParseEngineSpec(s)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, spec)
+		return nil
+	})
+	fs.StringVar(&names[0], "name1", "", "name of the first engine (default: its UCI id name)")
+	fs.StringVar(&names[1], "name2", "", "name of the second engine")
+	for i, n := range []string{"option", "option1", "option2"} {
+		usage := map[string]string{"option": "UCI option NAME=VALUE for both engines (repeatable)", "option1": "UCI option NAME=VALUE for the first engine", "option2": "UCI option NAME=VALUE for the second engine"}[n]
+		fs.Func(n, usage, func(s string) error {
+			k, v, ok := strings.Cut(s, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return fmt.Errorf("want NAME=VALUE, got %q", s)
+			}
+			opts[i] = append(opts[i], [2]string{strings.TrimSpace(k), v})
+			return nil
+		})
+	}
+	tcFlag := fs.String("tc", "10+0.1", "time control SECONDS+INCREMENT per side, or 'inf' with --nodes/--depth/--movetime")
+	nodes := fs.Uint64("nodes", 0, "node limit per move")
+	depth := fs.Int("depth", 0, "depth limit per move")
+	movetime := fs.Duration("movetime", 0, "fixed time per move (e.g. 100ms)")
+	games := fs.Int("games", 2, "number of games (played in pairs: each opening with both colours)")
+	openings := fs.String("openings", "", "opening book: EPD/FEN lines, or PGN games when the name ends in .pgn")
+	concurrency := fs.Int("concurrency", 1, "games played at the same time")
+	pgnPath := fs.String("pgn", "", "append finished games to this PGN file")
+	sprtSpec := fs.String("sprt", "", "run an SPRT: elo0=0,elo1=5[,alpha=0.05,beta=0.05] (normalized Elo)")
+	margin := fs.Duration("margin", 100*time.Millisecond, "time an engine may overstep its clock before it loses on time")
+	resign := fs.String("resign", "", "resign adjudication SCORE:MOVES, e.g. 1000:3 (both engines must agree)")
+	draw := fs.String("draw", "", "draw adjudication SCORE:MOVES:AFTER, e.g. 10:8:40 (both engines, from move AFTER)")
+	maxPlies := fs.Int("max-plies", 0, "adjudicate a draw at this many plies (default 1000)")
+	logProto := fs.Bool("log", false, "print every protocol line to standard error")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if len(specs) != 2 {
+		fmt.Fprintf(env.Stderr, "ponderosa match: give --engine exactly twice (got %d)\n", len(specs))
+		fs.Usage()
+		return errUsage
+	}
+	tc, err := match.ParseTC(*tcFlag)
+	if err != nil {
+		return fmt.Errorf("match: %w", err)
+	}
+	tc.Nodes, tc.Depth, tc.MoveTime = *nodes, *depth, *movetime
+	if !tc.Timed() && tc.Nodes == 0 && tc.Depth == 0 && tc.MoveTime == 0 {
+		return fmt.Errorf("match: --tc inf needs --nodes, --depth or --movetime")
+	}
+	cfg := match.Config{
+		TC: tc, Games: *games, Concurrency: *concurrency, Margin: *margin, Progress: env.Stdout,
+	}
+	for i := range 2 {
+		specs[i].Name = names[i]
+		specs[i].Options = append(append([][2]string(nil), opts[0]...), opts[i+1]...)
+		cfg.Engines[i] = specs[i]
+	}
+	cfg.Adjudicate.MaxPlies = *maxPlies
+	if *resign != "" {
+		v, err := ints(*resign, 2)
+		if err != nil {
+			return fmt.Errorf("match: --resign: %w", err)
+		}
+		cfg.Adjudicate.ResignScore, cfg.Adjudicate.ResignMoves = v[0], v[1]
+	}
+	if *draw != "" {
+		v, err := ints(*draw, 3)
+		if err != nil {
+			return fmt.Errorf("match: --draw: %w", err)
+		}
+		cfg.Adjudicate.DrawScore, cfg.Adjudicate.DrawMoves, cfg.Adjudicate.DrawAfter = v[0], v[1], v[2]
+	}
+	if *sprtSpec != "" {
+		s, err := match.ParseSPRT(*sprtSpec)
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		cfg.SPRT = &s
+	}
+	if *openings != "" {
+		ops, err := match.LoadOpenings(*openings)
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		cfg.Openings = ops
+	}
+	if *pgnPath != "" {
+		f, err := os.OpenFile(*pgnPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		defer f.Close()
+		cfg.PGN = f
+	}
+	if *logProto {
+		cfg.Log = func(engine, dir, line string) { fmt.Fprintf(env.Stderr, "%s %s %s\n", engine, dir, line) }
+	}
+	res, runErr := match.Run(ctx, cfg)
+	fmt.Fprintln(env.Stdout)
+	match.Summary(env.Stdout, res, cfg.SPRT)
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return fmt.Errorf("match: %w", runErr)
+	}
+	return nil
+}
+
+// ints parses n colon-separated integers.
+func ints(s string, n int) ([]int, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != n {
+		return nil, fmt.Errorf("want %d numbers separated by ':', got %q", n, s)
+	}
+	out := make([]int, n)
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not a non-negative integer", p)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
