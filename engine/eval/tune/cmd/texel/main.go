@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -73,11 +74,28 @@ func run(data, valid string, iters int, lr float64, out string, fromHand bool, l
 		return i == eval.IdxMaterial+5 || (freezePST && i >= eval.IdxPST && i < eval.IdxPST+6*64)
 	}
 	t0 := time.Now()
+	// With a validation set, keep the weights of the step with the lowest
+	// validation error (early stopping; possibly the starting weights).
+	bestW, bestV, bestIter := t.W, math.Inf(1), 0
+	if vt != nil {
+		bestV = vt.Error(k)
+	}
 	for i := 1; i <= iters; i++ {
 		e := t.Step(lr, frozen)
+		if vt != nil && i%5 == 0 {
+			vt.W = t.W
+			if v := vt.Error(k); v < bestV {
+				bestW, bestV, bestIter = t.W, v, i
+			}
+		}
 		if i%50 == 0 || i == 1 {
 			fmt.Printf("iter %4d error %.6f (%v)\n", i, e, time.Since(t0).Round(time.Second))
 		}
+	}
+	if vt != nil {
+		fmt.Printf("early stopping: best validation error %.6f at step %d\n", bestV, bestIter)
+		t.W = bestW
+		iters = bestIter
 	}
 	e1 := t.Error(k)
 	fmt.Printf("final error %.6f (from %.6f)\n", e1, e0)
