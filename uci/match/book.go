@@ -210,11 +210,11 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 					depth--
 				}
 				i++
-			case c == ' ' || c == '\t' || c == '\r':
+			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 				i++
 			default:
 				j := i
-				for j < len(t) && !strings.ContainsRune(" \t\r{}();", rune(t[j])) {
+				for j < len(t) && !strings.ContainsRune(" \t\r\n{}();", rune(t[j])) {
 					j++
 				}
 				if j == i {

@@ -74,6 +74,10 @@ func TestReadPGNTricky(t *testing.T) {
 			t.Errorf("game %d: %s, want %s", i, p.FEN(), want[i])
 		}
 	}
+	ops, err = ReadPGN(strings.NewReader("1. e4 {a comment\nover lines} e5\n2. Nf3 {x\ny}\n*\n"), "multi.pgn")
+	if err != nil || len(ops) != 1 || len(ops[0].Moves) != 3 {
+		t.Errorf("multi-line comments: %v, %v", ops, err)
+	}
 	if _, err := ReadPGN(strings.NewReader("1. e4 e5 2. Ke3 *"), "bad.pgn"); err == nil || !strings.Contains(err.Error(), "Ke3") {
 		t.Errorf("illegal move error: %v", err)
 	}
