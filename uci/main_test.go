@@ -2,6 +2,7 @@ package uci_test
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if fuzzing() {
+		os.Exit(m.Run()) // fuzz workers run no test that needs the binary
+	}
 	dir, err := os.MkdirTemp("", "ponderosa-uci-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -77,8 +82,18 @@ func start(t *testing.T, args ...string) *proc {
 	}()
 	t.Cleanup(func() {
 		stdin.Close()
+		for range p.lines {
+		}
 		select {
-		case <-p.exit:
+		case err := <-p.exit:
+			// Non-zero only for CEGO protocol errors, which tests check
+			// themselves; a data race in a -race binary exits with 66.
+			if err != nil && len(args) > 0 && args[0] == "cego" {
+				break
+			}
+			if err != nil {
+				t.Errorf("ponderosa %s exited with %v", strings.Join(args, " "), err)
+			}
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
 			t.Error("process did not exit after its input closed")
@@ -180,4 +195,15 @@ func tail(lines []string) []string {
 		return lines[len(lines)-8:]
 	}
 	return lines
+}
+
+// fuzzing reports whether this test binary runs a fuzz target (or is one
+// of its workers), where building the ponderosa binary would only cost time.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }

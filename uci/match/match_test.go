@@ -3,6 +3,7 @@ package match
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +21,10 @@ import (
 var ponderosa string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if fuzzing() {
+		os.Exit(m.Run()) // fuzz workers run no test that needs the binary
+	}
 	dir, err := os.MkdirTemp("", "ponderosa-match-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -265,4 +270,15 @@ func TestRulesHelpers(t *testing.T) {
 	if got := formatClock(83*time.Minute + 9612*time.Millisecond); got != "[%clk 1:23:09.6]" {
 		t.Errorf("formatClock = %q", got)
 	}
+}
+
+// fuzzing reports whether this test binary runs a fuzz target (or is one
+// of its workers), where building the ponderosa binary would only cost time.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
