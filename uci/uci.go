@@ -537,11 +537,14 @@ func (s *session) finishSearch(res engine.Result) {
 	j := s.job
 	root := j.root
 	if res.Best != board.NoMove && root.IsLegal(res.Best) {
-		nps := uint64(0)
-		if res.Time > 0 {
-			nps = uint64(float64(res.Nodes) / res.Time.Seconds())
+		if res.Depth > 0 {
+			// The final statistics, directly before bestmove (as the spec asks).
+			nps := uint64(0)
+			if res.Time > 0 {
+				nps = uint64(float64(res.Nodes) / res.Time.Seconds())
+			}
+			s.println(fmt.Sprintf("info depth %d score %s nodes %d nps %d time %d", res.Depth, res.Score, res.Nodes, nps, res.Time.Milliseconds()))
 		}
-		s.println(fmt.Sprintf("info depth %d score %s nodes %d nps %d time %d", res.Depth, res.Score, res.Nodes, nps, res.Time.Milliseconds()))
 		line := "bestmove " + root.UCI(res.Best)
 		var child board.Position
 		root.MakeMove(res.Best, &child)
