@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -47,6 +48,8 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 	movetime := fs.Duration("movetime", 0, "fixed time per move (e.g. 100ms)")
 	games := fs.Int("games", 2, "number of games (played in pairs: each opening with both colours)")
 	openings := fs.String("openings", "", "opening book: EPD/FEN lines, or PGN games when the name ends in .pgn")
+	shuffle := fs.Bool("shuffle", false, "use the openings in a random order (see --seed) instead of from the top")
+	seed := fs.Int64("seed", 0, "random seed for --shuffle (0: from the clock; the seed used is printed)")
 	concurrency := fs.Int("concurrency", 1, "games played at the same time")
 	pgnPath := fs.String("pgn", "", "append finished games to this PGN file")
 	sprtSpec := fs.String("sprt", "", "run an SPRT: elo0=0,elo1=5[,alpha=0.05,beta=0.05] (normalized Elo)")
@@ -105,6 +108,13 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		ops, err := match.LoadOpenings(*openings)
 		if err != nil {
 			return fmt.Errorf("match: %w", err)
+		}
+		if *shuffle {
+			if *seed == 0 {
+				*seed = time.Now().UnixNano()
+			}
+			fmt.Fprintf(env.Stdout, "Shuffling %d openings with --seed %d\n", len(ops), *seed)
+			rand.New(rand.NewPCG(uint64(*seed), 0)).Shuffle(len(ops), func(i, j int) { ops[i], ops[j] = ops[j], ops[i] })
 		}
 		cfg.Openings = ops
 	}
