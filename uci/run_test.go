@@ -141,3 +141,39 @@ func TestRunCEGOInProcess(t *testing.T) {
 	for range s.lines {
 	}
 }
+
+// FuzzRun feeds arbitrary input to a whole UCI session: it must never
+// panic, and must end promptly at the end of input (which stops any
+// search). Perft and bench are left out (they stop only between root
+// moves or positions), and so are Hash and Threads (allocations).
+func FuzzRun(f *testing.F) {
+	for _, s := range []string{
+		"uci\nisready\nposition startpos moves e2e4\ngo depth 2\n",
+		"go infinite\nisready\nstop\nponderhit\n",
+		"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo ponder\nponderhit\ngo infinite\n",
+		"setoption name MultiPV value 3\ngo depth 3 searchmoves e2e4 d2d4\nd\neval\n",
+		"setoption name UCI_Chess960 value true\nposition fen bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1 moves h1g3\ngo nodes 100\n",
+		"\r\r\n\x00 go wtime -5 btime 9e99\rstop\rquit\rgo\n",
+	} {
+		f.Add(s)
+	}
+	eng := engine.New(engine.Options{HashMB: 1})
+	f.Fuzz(func(t *testing.T, input string) {
+		lower := strings.ToLower(input)
+		for _, skip := range []string{"perft", "bench", "threads", "hash"} { // slow, or huge allocations
+			if strings.Contains(lower, skip) {
+				return
+			}
+		}
+		done := make(chan error, 1)
+		go func() { done <- Run(context.Background(), strings.NewReader(input), io.Discard, eng) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Run did not end after the input ended: %q", input)
+		}
+	})
+}
