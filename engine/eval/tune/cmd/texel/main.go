@@ -25,14 +25,15 @@ func main() {
 	l2 := flag.Float64("l2", 0, "L2 pull towards the starting weights (per cp², e.g. 1e-7)")
 	freezePST := flag.Bool("freeze-pst", false, "do not tune the piece-square tables")
 	valid := flag.String("valid", "", "held-out labelled positions: report their error before and after")
+	note := flag.String("note", "", "describe the data in the generated file's comment")
 	flag.Parse()
-	if err := run(*data, *valid, *iters, *lr, *out, *fromHand, *l2, *freezePST); err != nil {
+	if err := run(*note, *data, *valid, *iters, *lr, *out, *fromHand, *l2, *freezePST); err != nil {
 		fmt.Fprintln(os.Stderr, "texel:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
+func run(note, data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
 	start := eval.Default
 	if fromHand {
 		start = eval.HandSet()
@@ -52,6 +53,7 @@ func run(data, valid string, iters int, lr float64, out string, fromHand bool, l
 	e0 := t.Error(k)
 	fmt.Printf("%d positions, K = %.4f, error %.6f\n", len(samples), k, e0)
 	var vt *tune.Tuner
+	v0 := 0.0
 	if valid != "" {
 		vf, err := os.Open(valid)
 		if err != nil {
@@ -63,7 +65,8 @@ func run(data, valid string, iters int, lr float64, out string, fromHand bool, l
 			return err
 		}
 		vt = tune.New(vs, start)
-		fmt.Printf("validation: %d positions, error %.6f\n", len(vs), vt.Error(k))
+		v0 = vt.Error(k)
+		fmt.Printf("validation: %d positions, error %.6f\n", len(vs), v0)
 		defer func() {
 			vt.W = t.W
 			fmt.Printf("validation error after tuning: %.6f\n", vt.Error(k))
@@ -103,8 +106,11 @@ func run(data, valid string, iters int, lr float64, out string, fromHand bool, l
 		return nil
 	}
 	var buf bytes.Buffer
-	comment := fmt.Sprintf("tunedTable: Texel-tuned on %d self-play positions (%s),\n%d Adam steps (lr %g, L2 %g, PST frozen %v), K = %.4f, MSE %.6f -> %.6f.",
-		len(samples), data, iters, lr, l2, freezePST, k, e0, e1)
+	comment := fmt.Sprintf("tunedTable: Texel-tuned on %d labelled positions (%s),\n%d Adam steps (lr %g, L2 %g, PST frozen %v), K = %.4f, training MSE %.6f -> %.6f.",
+		len(samples), note, iters, lr, l2, freezePST, k, e0, e1)
+	if vt != nil {
+		comment += fmt.Sprintf("\nHeld-out MSE %.6f -> %.6f (early stopping on it).", v0, bestV)
+	}
 	if err := tune.WriteGo(&buf, t.Params(), comment); err != nil {
 		return err
 	}
