@@ -64,10 +64,11 @@ func planSearch(kind clockKind, cs clockState, white bool, ourMoves int, initial
 		ours, inc = &b.BTime, b.BInc
 	}
 	*ours = usableClock(*ours-waited, inc, overhead)
-	// Never let a search run past half of what is left (plus half the
-	// increment we get back): the engine stops long before that when its
-	// time manager works.
-	b.Safety = max(*ours/2+inc/2, time.Millisecond)
+	// Never let a search run past a third of what is left (plus half the
+	// increment we get back): the engine stops before that when its time
+	// manager works, but it checks the clock every so many nodes, which
+	// can be late on a starved CPU.
+	b.Safety = max(*ours/3+inc/2, time.Millisecond)
 	return b
 }
 

@@ -25,9 +25,11 @@ type searchJob struct {
 	ponder    bool       // a ponder search not (yet) hit
 	predicted board.Move // ponder: the opponent's move assumed
 	cancel    context.CancelFunc
-	running   atomic.Bool // set by the first progress report: PonderHit will be seen
-	received  time.Time   // arrival of the gameState that made it our turn
-	started   time.Time   // search start (for a ponder hit: the hit)
+	running   atomic.Bool   // set by the first progress report: PonderHit will be seen
+	received  time.Time     // arrival of the gameState that made it our turn
+	clock     time.Duration // our clock in that gameState (0 when not running)
+	inc       time.Duration // our increment
+	started   time.Time     // search start (for a ponder hit: the hit)
 	safety    time.Duration
 	safetyT   *time.Timer
 }
@@ -70,6 +72,7 @@ type gameRunner struct {
 	done      chan struct{}
 	searches  sync.WaitGroup
 	postedPly int // moves in the game right after our posted move, until the stream shows it; -1 none
+	lastPost  postRecord
 	moveFails int
 
 	drawPly, takebackPly int // ply at which we answered an offer; -1 none
@@ -79,12 +82,32 @@ type gameRunner struct {
 	claimC, abortC       <-chan time.Time
 	leaving              bool
 	ended                bool
+
+	// actions are chat lines and answers to offers, posted in order by a
+	// goroutine of their own so that they never delay a move.
+	actions   chan action
+	actionsWG sync.WaitGroup
+}
+
+// postRecord remembers our last move's clock, to measure what Lichess
+// charged for it once the next gameState shows our clock.
+type postRecord struct {
+	ply         int           // moves in the game after our move
+	before, inc time.Duration // our clock when it became our turn; our increment
+	search      time.Duration
+	valid       bool
+}
+
+// action is a best-effort request made for a game.
+type action struct {
+	what string
+	f    func(context.Context) error
 }
 
 func newGameRunner(svc *Service, id string, eng *engine.Engine) *gameRunner {
 	return &gameRunner{
 		svc: svc, id: id, eng: eng, log: svc.log.With("game_id", id),
-		results: make(chan searchOutcome, 4), done: make(chan struct{}),
+		results: make(chan searchOutcome, 4), done: make(chan struct{}), actions: make(chan action, 32),
 		postedPly: -1, drawPly: -1, takebackPly: -1, began: time.Now(),
 	}
 }
@@ -94,7 +117,14 @@ func newGameRunner(svc *Service, id string, eng *engine.Engine) *gameRunner {
 // when the game stream failed for good.
 func (r *gameRunner) run(ctx context.Context, leave <-chan struct{}) (err error) {
 	sctx, cancel := context.WithCancel(ctx)
+	r.actionsWG.Go(func() {
+		for a := range r.actions {
+			r.act(ctx, a.what, a.f)
+		}
+	})
 	defer func() {
+		close(r.actions) // the worker posts what is queued (goodbyes), then ends
+		r.actionsWG.Wait()
 		cancel()
 		close(r.done)
 		if r.job != nil {
@@ -300,6 +330,15 @@ func (r *gameRunner) positionAt(n int) board.Position {
 	return pos
 }
 
+// ourClock returns our remaining time and increment in the last gameState.
+func (r *gameRunner) ourClock() (left, inc time.Duration) {
+	wt, bt, wi, bi := r.state.Clock()
+	if r.white {
+		return wt, wi
+	}
+	return bt, bi
+}
+
 // ourTurn reports whether we are to move in the current position.
 func (r *gameRunner) ourTurn() bool {
 	pos := r.game.Position()
@@ -339,6 +378,16 @@ func (r *gameRunner) onState(ctx context.Context, st *lichess.GameState, at time
 	if r.postedPly >= 0 && (ply >= r.postedPly || rebuilt) {
 		r.postedPly = -1
 	}
+	if lp := r.lastPost; lp.valid && changed && !rebuilt && ply == lp.ply {
+		// The clock Lichess shows after our move says what the move cost;
+		// beyond the search, that is the overhead (stream delivery,
+		// scheduling, the request) as the server saw it.
+		r.lastPost.valid = false
+		now, _ := r.ourClock()
+		if charged := lp.before + lp.inc - now; charged > lp.search && charged-lp.search < 10*time.Second {
+			r.svc.overhead.Observe(charged - lp.search)
+		}
+	}
 	if st.Status.Finished() {
 		r.finish(ctx, st)
 		return true
@@ -353,13 +402,13 @@ func (r *gameRunner) onState(ctx context.Context, st *lichess.GameState, at time
 		dead := pos.InsufficientMaterial()
 		accept := r.judge.AcceptDraw(pos.FullmoveNumber(), dead)
 		r.log.Info("draw offer", "accept", accept, "ply", ply)
-		r.act(ctx, "draw", func(c context.Context) error { return r.svc.api.HandleDrawOffer(c, r.id, accept) })
+		r.later("draw", func(c context.Context) error { return r.svc.api.HandleDrawOffer(c, r.id, accept) })
 	}
 	if st.TakebackProposed(opp) && r.takebackPly != ply {
 		r.takebackPly = ply
 		accept := r.svc.cfg.Game.Takebacks
 		r.log.Info("takeback request", "accept", accept, "ply", ply)
-		r.act(ctx, "takeback", func(c context.Context) error { return r.svc.api.HandleTakeback(c, r.id, accept) })
+		r.later("takeback", func(c context.Context) error { return r.svc.api.HandleTakeback(c, r.id, accept) })
 	}
 	if r.leaving {
 		return r.job == nil
@@ -422,6 +471,7 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	pos.GenerateLegal(&ml)
 	ply := len(r.game.Moves())
 	job := &searchJob{ply: ply, received: received}
+	job.clock, job.inc = r.ourClock()
 	switch ml.N {
 	case 0:
 		return false // mate or stalemate: the stream ends the game
@@ -495,6 +545,7 @@ func (r *gameRunner) dropJob() {
 // ponderHit turns the ponder search into the search for our move.
 func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	j.ponder = false
+	j.clock, j.inc = r.ourClock()
 	j.received = at
 	j.started = time.Now()
 	r.eng.PonderHit()
@@ -537,8 +588,13 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 		r.lastEval = fmt.Sprintf("%s at depth %d", formatCP(cp, mate), out.res.Depth)
 		if r.judge.Resign() {
 			r.log.Info("resigning a hopeless game", "score", out.res.Score.String())
-			r.act(ctx, "resign", func(c context.Context) error { return r.svc.api.Resign(c, r.id) })
-			return false // the stream reports the end
+			c, cancel := context.WithTimeout(ctx, actionTimeout)
+			err := r.svc.api.Resign(c, r.id)
+			cancel()
+			if err == nil {
+				return false // the stream reports the end
+			}
+			r.log.Warn("resign failed; playing on", "err", err)
 		}
 	}
 	if r.svc.beforeMove != nil {
@@ -567,6 +623,8 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	}
 	r.moveFails = 0
 	r.postedPly = j.ply + 1
+	r.lastPost = postRecord{ply: j.ply + 1, before: j.clock, inc: j.inc, search: out.ended.Sub(j.started),
+		valid: r.kind == realTime && j.ply >= 2 && j.clock > 0}
 	r.svc.overhead.Observe(added)
 	r.svc.stats.addLatency(internal, posted.Sub(sent))
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
@@ -597,7 +655,7 @@ func scoreCP(s engine.Score) (cp, mate int) {
 // maybePonder starts a ponder search on the position after our move best
 // and the expected reply.
 func (r *gameRunner) maybePonder(ctx context.Context, best, reply board.Move) {
-	if !r.svc.cfg.Engine.Ponder || r.kind != realTime || reply == board.NoMove {
+	if !r.svc.cfg.Engine.Ponder || r.kind != realTime || reply == board.NoMove || !r.svc.canPonder() {
 		return
 	}
 	g := r.game.Clone()
@@ -631,7 +689,7 @@ func (r *gameRunner) maybeAbort(ctx context.Context) {
 		return
 	}
 	r.log.Info("opponent has not moved: aborting", "after", r.svc.cfg.Game.AbortAfter)
-	r.act(ctx, "abort", func(c context.Context) error { return r.svc.api.Abort(c, r.id) })
+	r.later("abort", func(c context.Context) error { return r.svc.api.Abort(c, r.id) })
 }
 
 // onOpponentGone schedules a victory claim.
@@ -659,7 +717,7 @@ func (r *gameRunner) maybeClaim(ctx context.Context) {
 		return
 	}
 	r.log.Info("claiming victory: the opponent left")
-	r.act(ctx, "claim victory", func(c context.Context) error { return r.svc.api.ClaimVictory(c, r.id) })
+	r.later("claim victory", func(c context.Context) error { return r.svc.api.ClaimVictory(c, r.id) })
 }
 
 // onChat answers chat commands.
@@ -680,7 +738,16 @@ func (r *gameRunner) say(ctx context.Context, room, msg string) {
 		return
 	}
 	text := expand(msg, r.svc.me.Username, r.opponent)
-	r.act(ctx, "chat", func(c context.Context) error { return r.svc.api.Chat(c, r.id, room, text) })
+	r.later("chat", func(c context.Context) error { return r.svc.api.Chat(c, r.id, room, text) })
+}
+
+// later queues a best-effort action for the action goroutine.
+func (r *gameRunner) later(what string, f func(context.Context) error) {
+	select {
+	case r.actions <- action{what, f}:
+	default:
+		r.log.Warn(what + " dropped: too many pending requests")
+	}
 }
 
 // act runs a best-effort game action with a timeout, logging failures.

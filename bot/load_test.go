@@ -29,17 +29,22 @@ func envInt(name string, def int) int {
 // no game may be lost on time, no move may be illegal, and every move must
 // be made (a missed move after a stream drop would end in a flag or an
 // abort). The short version runs in CI; PONDEROSA_LONG=1 runs 200 games of
-// 1+0 with 8 at once (PONDEROSA_LOAD_GAMES, PONDEROSA_LOAD_CONCURRENCY and
-// PONDEROSA_LOAD_CLOCK override the numbers).
+// 1+0 with 8 at once (PONDEROSA_LOAD_GAMES, PONDEROSA_LOAD_CONCURRENCY,
+// PONDEROSA_LOAD_CLOCK and PONDEROSA_LOAD_INCREMENT override the numbers).
 func TestManyGames(t *testing.T) {
-	games, conc, clock := 4, 2, 15*time.Second
+	// The short version adds a small increment: CI runs it under the race
+	// detector (several times slower) on two shared cores.
+	games, conc, clock, inc := 4, 2, 15*time.Second, 100*time.Millisecond
 	if long() {
-		games, conc, clock = 200, 8, time.Minute
+		games, conc, clock, inc = 200, 8, time.Minute, 0
 	}
 	games = envInt("PONDEROSA_LOAD_GAMES", games)
 	conc = envInt("PONDEROSA_LOAD_CONCURRENCY", conc)
 	if d, err := time.ParseDuration(os.Getenv("PONDEROSA_LOAD_CLOCK")); err == nil {
 		clock = d
+	}
+	if d, err := time.ParseDuration(os.Getenv("PONDEROSA_LOAD_INCREMENT")); err == nil {
+		inc = d
 	}
 	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300), OpponentDelay: 5 * time.Millisecond},
 		map[string]string{"PONDEROSA_MAX_GAMES": strconv.Itoa(conc), "PONDEROSA_QUEUE": strconv.Itoa(conc),
@@ -71,7 +76,7 @@ func TestManyGames(t *testing.T) {
 	for range conc {
 		players.Go(func() {
 			for int(next.Add(1)) <= games && !t.Failed() {
-				id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: clock})
+				id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: clock, ClockIncrement: inc})
 				ctxDeadline := 3*clock + time.Minute
 				h.waitFor("accepted", 30*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
 				if st, reason := h.challengeStatus(id); st != "accepted" {
@@ -83,7 +88,7 @@ func TestManyGames(t *testing.T) {
 				statuses[g.Status]++
 				if g.Status == "outoftime" && g.Winner != g.BotColor {
 					flags++
-					t.Errorf("game %s lost on time after %d plies", id, len(g.Moves))
+					t.Errorf("game %s lost on time after %d plies (clocks %v %v)\n%s", id, len(g.Moves), g.WTime, g.BTime, tailLines(h.logs.String(), id, 30))
 				}
 				if g.Status == "aborted" {
 					aborted++
@@ -106,11 +111,11 @@ func TestManyGames(t *testing.T) {
 		}
 	}
 	if illegal > 0 {
-		t.Errorf("%d moves rejected by the server", illegal)
+		t.Errorf("%d moves rejected by the server\n%s", illegal, tailLines(h.logs.String(), "level=WARN", 20))
 	}
 	snap := h.svc.Snapshot()
-	t.Logf("%d games (%d at once, %v+0, 30ms latency) in %v: %v; %d stream drops; flags %d, aborted %d, rejected moves %d",
-		games, conc, clock, elapsed.Round(time.Second), statuses, drops.Load(), flags, aborted, illegal)
+	t.Logf("%d games (%d at once, %v+%v, 30ms latency) in %v: %v; %d stream drops; flags %d, aborted %d, rejected moves %d",
+		games, conc, clock, inc, elapsed.Round(time.Second), statuses, drops.Load(), flags, aborted, illegal)
 	t.Logf("moves %d; bot time beyond search: median %v p90 %v max %v; move round trip median %v max %v; learned overhead %v; ponder hits %d misses %d",
 		snap.Moves, snap.Latency.Median, snap.Latency.P90, snap.Latency.Max, snap.RoundTrip.Median, snap.RoundTrip.Max,
 		snap.Overhead, snap.PonderHit, snap.PonderMiss)
@@ -118,6 +123,7 @@ func TestManyGames(t *testing.T) {
 
 // TestStatusEndpoint reads /healthz, /status and /metrics while a game runs.
 func TestStatusEndpoint(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(200))}, nil)
 	h.start()
 	ts := httptest.NewServer(h.svc.stats.handler())
@@ -182,7 +188,7 @@ func TestGamePanicIsolated(t *testing.T) {
 	a := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "black"})
 	victim.Store(a)
 	h.waitAccepted(a)
-	b := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second})
+	b := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 8 * time.Second})
 	h.waitAccepted(b)
 	ga := h.waitOver(a, 30*time.Second)
 	if ga.Status != "resign" || ga.Winner == ga.BotColor {
@@ -193,7 +199,21 @@ func TestGamePanicIsolated(t *testing.T) {
 		t.Error("crash not logged")
 	}
 	// The service still plays.
-	c := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second})
+	c := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
 	h.waitAccepted(c)
 	checkFair(t, h.waitOver(c, 60*time.Second))
+}
+
+// tailLines returns the last n lines of logs that contain substr.
+func tailLines(logs, substr string, n int) string {
+	var out []string
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return strings.Join(out, "\n")
 }

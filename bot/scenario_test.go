@@ -22,6 +22,7 @@ func quietWhite() lichesstest.Opponent {
 }
 
 func TestDeclineReasonsDefaultConfig(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_SPEEDS": "bullet,blitz,rapid,classical"})
 	h.start()
 	cases := []struct {
@@ -44,6 +45,7 @@ func TestDeclineReasonsDefaultConfig(t *testing.T) {
 }
 
 func TestDeclineReasonsConfigured(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(300))}, map[string]string{
 		"PONDEROSA_VARIANTS":      "standard",
 		"PONDEROSA_ACCEPT_BOTS":   "false",
@@ -87,6 +89,7 @@ func TestDeclineReasonsConfigured(t *testing.T) {
 }
 
 func TestQueueWhileBusy(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"})
 	h.start()
 	spec := lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: sparringEngine(200)}
@@ -145,6 +148,7 @@ func TestConcurrentGamesAndPGN(t *testing.T) {
 }
 
 func TestDrawOffers(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{}, map[string]string{
 		"PONDEROSA_DRAW_MIN_MOVE": "1", "PONDEROSA_DRAW_MOVES": "1", "PONDEROSA_DRAW_SCORE": "300"})
 	h.start()
@@ -161,6 +165,7 @@ func TestDrawOffers(t *testing.T) {
 }
 
 func TestDrawDeclinedEarlyAndTakebackDeclined(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{}, nil) // defaults: no draw before move 30, no takebacks
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
@@ -190,6 +195,7 @@ func TestDrawDeclinedEarlyAndTakebackDeclined(t *testing.T) {
 }
 
 func TestAbortWhenOpponentNeverMoves(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{FirstMoveTimeout: time.Minute}, map[string]string{"PONDEROSA_ABORT_AFTER": "5s"})
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white",
@@ -202,6 +208,7 @@ func TestAbortWhenOpponentNeverMoves(t *testing.T) {
 }
 
 func TestClaimVictory(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{ClaimWinAfter: time.Second}, nil)
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
@@ -217,6 +224,7 @@ func TestClaimVictory(t *testing.T) {
 }
 
 func TestChatCommands(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{}, nil)
 	h.start()
 	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
@@ -337,6 +345,7 @@ func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func TestRateLimitedMove(t *testing.T) {
+	t.Parallel()
 	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(300*time.Millisecond, sparringEngine(300))}, nil)
 	clock := &virtualClock{}
 	h.client = lichess.New(lichess.Options{BaseURL: h.cfg.URL, Token: h.cfg.Token.Reveal(), Clock: clock,

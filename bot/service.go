@@ -441,6 +441,13 @@ func (s *Service) fairThreads(eng *engine.Engine) {
 	}
 }
 
+// canPonder reports whether there are threads to spare for pondering: a
+// ponder search runs beside the searches of the other games, so it is only
+// worth it with at least two threads per game (or a single game).
+func (s *Service) canPonder() bool {
+	return s.activeGames() <= max(1, s.threads/2)
+}
+
 // enginePool reuses engines (and their hash tables) across games.
 type enginePool struct {
 	opts engine.Options
