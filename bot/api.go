@@ -22,6 +22,9 @@ type lichessAPI interface {
 	ClaimVictory(ctx context.Context, gameID string) error
 	HandleDrawOffer(ctx context.Context, gameID string, accept bool) error
 	HandleTakeback(ctx context.Context, gameID string, accept bool) error
+	OnlineBots(ctx context.Context, nb int) ([]lichess.User, error)
+	CreateChallenge(ctx context.Context, username string, p lichess.ChallengeParams) (*lichess.Challenge, error)
+	CancelChallenge(ctx context.Context, id string) error
 }
 
 var _ lichessAPI = (*lichess.Client)(nil)

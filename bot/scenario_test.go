@@ -371,3 +371,46 @@ func TestRateLimitedMove(t *testing.T) {
 		t.Errorf("game after the 429: %s %s", g.Status, g.Winner)
 	}
 }
+
+func TestMatchmaking(t *testing.T) {
+	t.Parallel()
+	var answers atomic.Int32
+	h := setup(t, lichesstest.Options{
+		// The first bot challenged says "later", the next one accepts.
+		AnswerChallenge: func(c lichesstest.ChallengeInfo) string {
+			if answers.Add(1) == 1 {
+				return "later"
+			}
+			return ""
+		},
+		Opponent: lichesstest.Slow(100*time.Millisecond, sparringEngine(100)),
+	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
+		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "1+0", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
+	h.start()
+	var game string
+	h.waitFor("a matchmaking game", 30*time.Second, func() bool {
+		for _, c := range h.srv.Challenges() {
+			if !c.Incoming && c.Status == "accepted" {
+				game = c.ID
+				return true
+			}
+		}
+		return false
+	})
+	var first lichesstest.ChallengeInfo
+	for _, c := range h.srv.Challenges() {
+		if !c.Incoming && c.Status == "declined" {
+			first = c
+		}
+	}
+	g, _ := h.srv.Game(game)
+	if first.ID == "" || first.Opponent.ID == g.Opponent.ID {
+		t.Errorf("after a decline by %q the bot challenged %q", first.Opponent.ID, g.Opponent.ID)
+	}
+	if first.Spec.ClockLimit != time.Minute || first.Spec.Rated {
+		t.Errorf("challenge spec %+v", first.Spec)
+	}
+	h.waitFor("bot playing", 10*time.Second, func() bool { g, _ := h.srv.Game(game); return len(g.Moves) >= 2 })
+	h.srv.OpponentResign(game)
+	h.waitOver(game, 10*time.Second)
+}

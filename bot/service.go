@@ -65,6 +65,8 @@ type Service struct {
 	pending map[string]time.Time // accepted challenges awaiting gameStart
 	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
 	wake    chan struct{}        // a game ended: look at the queue
+
+	mm matchmaker // used by the event loop only
 }
 
 // New returns a Service for cfg that talks to Lichess through client.
@@ -91,6 +93,7 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 		engines: &enginePool{opts: engine.Options{HashMB: cfg.Engine.HashMB, Threads: 1}},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
+		mm: newMatchmaker(cfg.Matchmaking),
 	}
 }
 
@@ -204,7 +207,12 @@ func (s *Service) Run(ctx context.Context) error {
 // eventLoop reads the event stream until ctx ends or it fails for good.
 func (s *Service) eventLoop(ctx context.Context, start func(id string)) error {
 	events, errc := s.api.WatchEvents(ctx)
-	tick := time.NewTicker(5 * time.Second)
+	every := 5 * time.Second
+	if s.cfg.Matchmaking.Enabled {
+		every = min(every, max(s.cfg.Matchmaking.Idle/2, 100*time.Millisecond))
+	}
+	s.mm.idleSince = time.Now()
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -222,6 +230,7 @@ func (s *Service) eventLoop(ctx context.Context, start func(id string)) error {
 		case <-tick.C:
 			s.expirePending()
 			s.serveQueue(ctx)
+			s.matchmake(ctx)
 		case <-ctx.Done():
 			// Let the stream goroutine end before returning.
 			for range events {
@@ -236,7 +245,13 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 	switch e := ev.(type) {
 	case *lichess.ChallengeEvent:
 		s.onChallenge(ctx, &e.Challenge, e.Compat)
+	case *lichess.ChallengeDeclinedEvent:
+		s.mm.declined(e.Challenge.ID, e.Challenge.DeclineReasonKey, s.log)
+		s.mu.Lock()
+		delete(s.pending, e.Challenge.ID)
+		s.mu.Unlock()
 	case *lichess.ChallengeCanceledEvent:
+		s.mm.gone(e.Challenge.ID)
 		s.mu.Lock()
 		for i, c := range s.queue {
 			if c.ID == e.Challenge.ID {
@@ -248,6 +263,7 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 		s.mu.Unlock()
 	case *lichess.GameStartEvent:
 		g := e.Game
+		s.mm.gone(g.GameID)
 		s.mu.Lock()
 		delete(s.pending, g.GameID)
 		s.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -27,10 +28,11 @@ type Config struct {
 	// URL is the Lichess base URL without a trailing slash (LICHESS_URL).
 	URL string
 
-	Engine Engine
-	Policy Policy
-	Game   Game
-	Chat   Chat
+	Engine      Engine
+	Policy      Policy
+	Game        Game
+	Chat        Chat
+	Matchmaking Matchmaking
 
 	// PGNDir is the folder for one PGN file per finished game; empty = off.
 	PGNDir string
@@ -117,6 +119,31 @@ type Chat struct {
 	Goodbye, GoodbyeSpectator   string
 	// Commands enables !help, !eval and !name in the chat.
 	Commands bool
+}
+
+// Matchmaking holds the settings of challenging online bots when idle.
+type Matchmaking struct {
+	Enabled bool
+	// Idle is how long the bot must have been without games, challenges
+	// or a queue before it sends a challenge.
+	Idle time.Duration
+	// TimeControls are picked at random for each challenge.
+	TimeControls []TimeControl
+	// Rated sends rated challenges.
+	Rated bool
+	// MaxRatingDiff bounds the distance between the opponent's rating and
+	// ours in that speed; 0 = any.
+	MaxRatingDiff int
+}
+
+// TimeControl is a real-time clock: initial time plus increment per move.
+type TimeControl struct {
+	Base, Increment time.Duration
+}
+
+// String writes the time control the Lichess way: minutes+seconds, "3+2".
+func (tc TimeControl) String() string {
+	return strconv.FormatFloat(tc.Base.Minutes(), 'f', -1, 64) + "+" + strconv.Itoa(int(tc.Increment/time.Second))
 }
 
 // ShutdownMode says what the bot does with running games when it stops.

@@ -121,6 +121,12 @@ func TestInvalidNamed(t *testing.T) {
 		{"PONDEROSA_SHUTDOWN", "later", "wait or leave"},
 		{"PONDEROSA_DRAIN_TIMEOUT", "4h", "duration"},
 		{"PONDEROSA_ABORT_AFTER", "1s", "duration"},
+		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "3+2,7", "bad time control"},
+		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "0.4+0", "minutes must be"},
+		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "0.25+0", "UltraBullet"},
+		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "3+61", "bad time control"},
+		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", " , ", "at least one"},
+		{"PONDEROSA_MATCHMAKING_IDLE", "0s", "duration"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -215,6 +221,23 @@ func TestParsedValues(t *testing.T) {
 }
 
 // TestTokenNeverPrinted checks every printing path of the config.
+func TestMatchmakingTimeControls(t *testing.T) {
+	c, err := Load(env(map[string]string{"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "0.5+1, 1+0,3+2,180+60"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tc := range c.Matchmaking.TimeControls {
+		got = append(got, tc.String())
+	}
+	if strings.Join(got, ",") != "0.5+1,1+0,3+2,180+60" {
+		t.Errorf("time controls %v", got)
+	}
+	if c.Matchmaking.Enabled || c.Matchmaking.Idle != 2*time.Minute {
+		t.Errorf("matchmaking defaults %+v", c.Matchmaking)
+	}
+}
+
 func TestTokenNeverPrinted(t *testing.T) {
 	const tok = "lip_SuperSecretValue42"
 	c, err := Load(env(map[string]string{"LICHESS_TOKEN": tok}))

@@ -158,6 +158,21 @@ var settings = []setting{
 	{Setting: Setting{"PONDEROSA_CHAT_COMMANDS", "true", "answer !help, !eval and !name in the chat (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Chat.Commands, err = parseBool(v); return }},
 
+	// Matchmaking.
+	{Setting: Setting{"PONDEROSA_MATCHMAKING", "false", "challenge online bots when idle (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Matchmaking.Enabled, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_IDLE", "2m", "idle time before a matchmaking challenge (1s to 24h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Matchmaking.Idle, err = parseDuration(v, time.Second, 24*time.Hour)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "1+1,3+0,3+2,5+3", "time controls to pick from, minutes+seconds, comma-separated (minutes 0.25 to 180, seconds 0 to 60, not UltraBullet)"},
+		set: func(c *Config, v string) (err error) { c.Matchmaking.TimeControls, err = parseTimeControls(v); return }},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATED", "false", "send rated matchmaking challenges (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Matchmaking.Rated, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATING_DIFF", "300", "challenge only bots within this many rating points of ours (0 = any, up to 3000)"},
+		set: func(c *Config, v string) (err error) { c.Matchmaking.MaxRatingDiff, err = parseInt(v, 0, 3000); return }},
+
 	// Records and operations.
 	{Setting: Setting{"PONDEROSA_PGN_DIR", "pgn", "folder for one PGN file per finished game (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.PGNDir, err = parsePath(v); return }},
@@ -365,4 +380,40 @@ func parseAddr(v string) (string, error) {
 		return "", errors.New("host must be a host name or IP address")
 	}
 	return v, nil
+}
+
+// parseTimeControls parses "1+1,3+0,0.5+1": minutes (one of the Lichess
+// values: 0.25, 0.5, 0.75, 1, 1.5, or whole minutes up to 180) plus seconds
+// (0 to 60). UltraBullet (base + 40×increment under 30 s) is refused: bots
+// cannot be challenged to it.
+func parseTimeControls(v string) ([]TimeControl, error) {
+	var out []TimeControl
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		b, i, ok := strings.Cut(f, "+")
+		mins, err1 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+		inc, err2 := strconv.Atoi(strings.TrimSpace(i))
+		if !ok || err1 != nil || err2 != nil || inc < 0 || inc > 60 {
+			return nil, fmt.Errorf("bad time control %q: want minutes+seconds such as 3+2", clipWord(f))
+		}
+		secs := mins * 60
+		switch {
+		case secs == 15 || secs == 30 || secs == 45 || secs == 90:
+		case secs >= 60 && secs <= 10800 && secs == float64(int(secs/60))*60:
+		default:
+			return nil, fmt.Errorf("bad time control %q: minutes must be 0.25, 0.5, 0.75, 1.5 or a whole number up to 180", clipWord(f))
+		}
+		tc := TimeControl{Base: time.Duration(secs) * time.Second, Increment: time.Duration(inc) * time.Second}
+		if tc.Base+40*tc.Increment < 30*time.Second {
+			return nil, fmt.Errorf("time control %q is UltraBullet, which bots cannot be challenged to", clipWord(f))
+		}
+		out = append(out, tc)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("must list at least one time control such as 3+2")
+	}
+	return out, nil
 }
