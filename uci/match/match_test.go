@@ -118,7 +118,7 @@ func TestCEGOAgainstUCI(t *testing.T) {
 			{Name: "cego", Argv: []string{ponderosa, "cego", "--hash", "4"}, CEGO: true},
 			uciEngine("uci"),
 		},
-		TC:       TimeControl{Base: 2 * time.Second, Inc: 20 * time.Millisecond},
+		TC:       TimeControl{Base: 3 * time.Second, Inc: 30 * time.Millisecond},
 		Margin:   200 * time.Millisecond,
 		Games:    2,
 		Openings: []Opening{{Start: start, Source: "KQK"}},
@@ -142,7 +142,7 @@ func TestMisbehavingEngines(t *testing.T) {
 	}{
 		{"testdata/illegal.sh", TermIllegal, TimeControl{Nodes: 500}},
 		{"testdata/crash.sh", TermCrash, TimeControl{Nodes: 500}},
-		{"testdata/hang.sh", TermTime, TimeControl{Base: 300 * time.Millisecond}},
+		{"testdata/hang.sh", TermTime, TimeControl{Base: time.Second}},
 	}
 	for _, tc := range cases {
 		t.Run(filepath.Base(tc.script), func(t *testing.T) {
