@@ -481,6 +481,13 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 		r.job = job
 		return r.onResult(ctx, searchOutcome{job: job, res: engine.Result{Best: ml.Moves[0]}, ended: now})
 	}
+	if m, ok := r.bookMove(&pos, ply); ok {
+		now := time.Now()
+		job.started = now
+		r.job = job
+		r.log.Debug("book move", "ply", ply+1, "move", pos.UCI(m))
+		return r.onResult(ctx, searchOutcome{job: job, res: engine.Result{Best: m}, ended: now})
+	}
 	st := &r.state
 	wt, bt, wi, bi := st.Clock()
 	cs := clockState{WTime: wt, BTime: bt, WInc: wi, BInc: bi}
@@ -494,6 +501,21 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	job.safety = b.Safety
 	r.launch(ctx, job, r.game.Clone(), lim)
 	return false
+}
+
+// bookMove returns a move from the opening book, in standard games for the
+// first plies.
+func (r *gameRunner) bookMove(pos *board.Position, ply int) (board.Move, bool) {
+	b := r.svc.book
+	if b == nil || pos.Chess960 || ply >= r.svc.cfg.Engine.BookMaxPly {
+		return board.NoMove, false
+	}
+	m, ok, err := b.Pick(pos)
+	if err != nil {
+		r.log.Warn("book", "err", err)
+		return board.NoMove, false
+	}
+	return m, ok && pos.IsLegal(m)
 }
 
 // launch runs a search in a new goroutine.

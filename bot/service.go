@@ -53,6 +53,7 @@ type Service struct {
 	overhead *overheadLearner
 	engines  *enginePool
 	threads  int
+	book     *Book // nil without a book
 
 	me *lichess.User // set by Run before any game starts
 
@@ -130,6 +131,14 @@ func (s *Service) Run(ctx context.Context) error {
 		return err
 	}
 	s.me = me
+	if s.cfg.Engine.Book != "" {
+		b, err := OpenBook(s.cfg.Engine.Book)
+		if err != nil {
+			return fmt.Errorf("PONDEROSA_BOOK: %w", err)
+		}
+		defer b.Close()
+		s.book = b
+	}
 	s.log.Info("bot ready", "account", me.Username, "max_games", s.cfg.Policy.MaxGames, "threads", s.threads,
 		"hash_mb", s.cfg.Engine.HashMB, "ponder", s.cfg.Engine.Ponder, "shutdown", s.cfg.Shutdown.Mode)
 

@@ -62,6 +62,10 @@ type Engine struct {
 	// CorrespondenceMoveTime is the think time per move in correspondence
 	// and unlimited games.
 	CorrespondenceMoveTime time.Duration
+	// Book is the path of a Polyglot opening book; empty = none. It is
+	// used in standard games for the first BookMaxPly plies.
+	Book       string
+	BookMaxPly int
 }
 
 // Policy is the challenge policy.

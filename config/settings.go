@@ -69,6 +69,11 @@ var settings = []setting{
 			return
 		}},
 
+	{Setting: Setting{"PONDEROSA_BOOK", "none", "Polyglot opening book file used in standard games (\"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.Engine.Book, err = parsePath(v); return }},
+	{Setting: Setting{"PONDEROSA_BOOK_MAX_PLY", "20", "use the book for at most this many plies from the start (1 to 200)"},
+		set: func(c *Config, v string) (err error) { c.Engine.BookMaxPly, err = parseInt(v, 1, 200); return }},
+
 	// Challenge policy.
 	{Setting: Setting{"PONDEROSA_VARIANTS", "standard,chess960,fromPosition", "accepted variants, comma-separated, from standard, chess960, fromPosition"},
 		set: func(c *Config, v string) (err error) {
