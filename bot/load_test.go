@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
 )
 
@@ -216,4 +219,54 @@ func tailLines(logs, substr string, n int) string {
 		out = out[len(out)-n:]
 	}
 	return strings.Join(out, "\n")
+}
+
+// BenchmarkGameLatency plays one game per iteration (10+0.1 against the
+// fake's engine opponent, no injected latency) and reports the time the bot
+// adds to a move beyond the search: median and maximum over all moves, and
+// the move request's round trip. Run it with -benchtime=5x for five games.
+func BenchmarkGameLatency(b *testing.B) {
+	srv := lichesstest.New(lichesstest.Options{Opponent: sparringEngine(300), OpponentDelay: time.Millisecond})
+	defer srv.Close()
+	cfg := benchConfig(b, srv)
+	client := newTestClient(srv, cfg)
+	defer client.Close()
+	ready := make(chan struct{})
+	svc := newService(cfg, client, Options{OnReady: func(*lichess.User) { close(ready) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	<-ready
+	b.ResetTimer()
+	for range b.N {
+		id := srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
+		wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		g, err := srv.WaitGameOver(wctx, id)
+		wcancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if g.Status == "outoftime" && g.Winner != g.BotColor {
+			b.Errorf("lost on time")
+		}
+	}
+	b.StopTimer()
+	cancel()
+	<-done
+	snap := svc.Snapshot()
+	b.ReportMetric(float64(snap.Latency.Median.Microseconds()), "median-µs/move")
+	b.ReportMetric(float64(snap.Latency.Max.Microseconds()), "max-µs/move")
+	b.ReportMetric(float64(snap.RoundTrip.Median.Microseconds()), "post-rtt-µs")
+	b.ReportMetric(float64(snap.Moves)/float64(b.N), "moves/game")
+}
+
+func benchConfig(b *testing.B, srv *lichesstest.Server) config.Config {
+	m := map[string]string{"LICHESS_URL": srv.URL(), "LICHESS_TOKEN": srv.Token(), "PONDEROSA_THREADS": "1",
+		"PONDEROSA_HASH_MB": "16", "PONDEROSA_PGN_DIR": "none", "PONDEROSA_SPEEDS": "ultraBullet,bullet",
+		"PONDEROSA_GREETING": "none", "PONDEROSA_GREETING_SPECTATOR": "none"}
+	cfg, err := config.Load(func(k string) string { return m[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
 }

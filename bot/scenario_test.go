@@ -414,3 +414,16 @@ func TestMatchmaking(t *testing.T) {
 	h.srv.OpponentResign(game)
 	h.waitOver(game, 10*time.Second)
 }
+
+func TestResignWhenHopeless(t *testing.T) {
+	t.Parallel()
+	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_RESIGN": "true", "PONDEROSA_RESIGN_MOVES": "2"})
+	h.start()
+	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Variant: "fromPosition",
+		FEN: "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1", Opponent: lichesstest.Scripted([]string{"a1a2", "b1b2", "a2a3"}, sparringEngine(100))})
+	h.waitAccepted(id)
+	g := h.waitOver(id, 30*time.Second)
+	if g.Status != "resign" || g.Winner != "white" || len(g.Moves) > 6 {
+		t.Errorf("two queens down: %s, winner %q after %d plies", g.Status, g.Winner, len(g.Moves))
+	}
+}

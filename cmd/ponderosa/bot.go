@@ -74,6 +74,13 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	client := lichess.New(lichess.Options{BaseURL: cfg.URL, Token: cfg.Token.Reveal(), Logger: log,
 		UserAgent: strings.ReplaceAll(version, " ", "/")})
 	defer client.Close()
+	info, err := client.TokenInfo(ctx)
+	if err != nil {
+		return fmt.Errorf("LICHESS_TOKEN: %w", err)
+	}
+	if !info.HasScope("bot:play") {
+		return fmt.Errorf("LICHESS_TOKEN: the token lacks the bot:play scope (it has %q); create one at %s/account/oauth/token", info.Scopes, cfg.URL)
+	}
 	if *upgrade {
 		return upgradeAccount(ctx, client, env, *yes)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
 )
 
 func runBot(t *testing.T, getenv map[string]string, args ...string) (string, string, error) {
@@ -67,5 +68,35 @@ func TestBotSandboxRejectsUltraBullet(t *testing.T) {
 	_, _, err := runBot(t, nil, "--sandbox", "--clock", "10s", "--increment", "0s")
 	if err == nil || !strings.Contains(err.Error(), "UltraBullet") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBotUpgradeAgainstFake(t *testing.T) {
+	srv := lichesstest.New(lichesstest.Options{NotBot: true})
+	defer srv.Close()
+	t.Chdir(t.TempDir())
+	getenv := map[string]string{"LICHESS_URL": srv.URL(), "LICHESS_TOKEN": srv.Token()}
+	// A non-BOT account: the bot refuses to start and points to --upgrade.
+	_, _, err := runBot(t, getenv)
+	if err == nil || !strings.Contains(err.Error(), "--upgrade") {
+		t.Fatalf("non-BOT account: %v", err)
+	}
+	// --upgrade without confirmation is cancelled.
+	_, errOut, err := runBot(t, getenv, "--upgrade")
+	if err == nil || !strings.Contains(errOut, "IRREVERSIBLE") {
+		t.Fatalf("unconfirmed upgrade: %v\n%s", err, errOut)
+	}
+	out, _, err := runBot(t, getenv, "--upgrade", "--yes")
+	if err != nil || !strings.Contains(out, "is now a BOT account") {
+		t.Fatalf("upgrade: %v\n%s", err, out)
+	}
+	if n := srv.CountRequests("POST", "/api/bot/account/upgrade"); n != 1 {
+		t.Errorf("%d upgrade requests", n)
+	}
+	// A wrong token is reported against LICHESS_TOKEN, without the token.
+	getenv["LICHESS_TOKEN"] = "lip_wrong_secret"
+	_, _, err = runBot(t, getenv)
+	if err == nil || !strings.HasPrefix(err.Error(), "LICHESS_TOKEN: ") || strings.Contains(err.Error(), "wrong_secret") {
+		t.Errorf("wrong token: %v", err)
 	}
 }
