@@ -282,3 +282,29 @@ func fuzzing() bool {
 	}
 	return false
 }
+
+// TestChess960Match plays Chess960 positions with castling rights: the
+// runner must switch UCI_Chess960 on and exchange king-takes-rook castling.
+func TestChess960Match(t *testing.T) {
+	ops, err := LoadOpenings("testdata/chess960_sample.epd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ops[0].Start.Chess960 {
+		t.Fatal("Shredder-FEN opening not marked Chess960")
+	}
+	res, games, pgn := runMatch(t, Config{
+		Engines:  [2]EngineSpec{uciEngine("A"), uciEngine("B")},
+		TC:       TimeControl{Nodes: 2000},
+		Games:    2,
+		Openings: ops[:1],
+	})
+	if res.Stats.Games() != 2 || len(games) != 2 || !strings.Contains(pgn, `[Variant "Chess960"]`) {
+		t.Fatalf("%+v\n%s", res.Stats, pgn)
+	}
+	for _, bad := range []Termination{TermTime, TermIllegal, TermCrash} {
+		if res.Terminations[bad] > 0 {
+			t.Errorf("%d games ended by %s\n%s", res.Terminations[bad], bad, pgn)
+		}
+	}
+}

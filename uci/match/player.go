@@ -133,10 +133,11 @@ const (
 
 // uciPlayer drives a UCI engine.
 type uciPlayer struct {
-	spec   EngineSpec
-	p      *process
-	id     string
-	broken bool
+	spec     EngineSpec
+	p        *process
+	id       string
+	broken   bool
+	chess960 bool // the engine's UCI_Chess960 setting
 }
 
 func newUCIPlayer(ctx context.Context, spec EngineSpec, log func(dir, line string)) (*uciPlayer, error) {
@@ -215,6 +216,14 @@ func (u *uciPlayer) newGame(ctx context.Context) error {
 
 func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error) {
 	start := req.game.Start()
+	if start.Chess960 != u.chess960 {
+		// Castling is then written king-takes-rook, both ways.
+		if err := u.p.send(fmt.Sprintf("setoption name UCI_Chess960 value %t", start.Chess960)); err != nil {
+			u.broken = true
+			return moveReply{}, err
+		}
+		u.chess960 = start.Chess960
+	}
 	var b strings.Builder
 	if start.FEN() == board.StartFEN {
 		b.WriteString("position startpos")
