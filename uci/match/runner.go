@@ -271,7 +271,8 @@ func Summary(w io.Writer, res Result, sprt *SPRT) {
 	fmt.Fprintf(w, "Results of %s vs %s (%d games):\n", res.Names[0], res.Names[1], s.Games())
 	fmt.Fprintf(w, "  W - L - D: %d - %d - %d  [%.3f]\n", s.Wins, s.Losses, s.Draws, s.Score())
 	elo, lo, hi := s.Elo()
-	fmt.Fprintf(w, "  Elo: %s +/- %s (95%%: [%s, %s])", fmtElo(elo), fmtElo((hi-lo)/2), fmtElo(lo), fmtElo(hi))
+	half := strings.TrimPrefix(fmtElo((hi-lo)/2), "+")
+	fmt.Fprintf(w, "  Elo: %s +/- %s (95%%: [%s, %s])", fmtElo(elo), half, fmtElo(lo), fmtElo(hi))
 	if n := s.NormalizedElo(); !math.IsNaN(n) {
 		fmt.Fprintf(w, ", nElo %.1f", n)
 	}

@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -116,6 +117,32 @@ func TestSPRTVerdicts(t *testing.T) {
 	for _, s := range []Stats{{Penta: [5]int{0, 0, 7, 0, 0}}, {Penta: [5]int{0, 0, 0, 0, 3}}, {Wins: 3}, {Draws: 9}} {
 		if llr := test.LLR(s); math.IsNaN(llr) || math.IsInf(llr, 0) {
 			t.Errorf("%+v: LLR %g", s, llr)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	sprt := DefaultSPRT
+	res := Result{
+		Stats: Stats{Wins: 10, Losses: 8, Draws: 2, Penta: [5]int{2, 1, 3, 1, 3}},
+		Names: [2]string{"new", "old"}, Terminations: map[Termination]int{TermNormal: 19, TermTime: 1},
+	}
+	res.LLR = sprt.LLR(res.Stats)
+	res.Verdict = sprt.Verdict(res.LLR)
+	var b strings.Builder
+	Summary(&b, res, &sprt)
+	got := b.String()
+	for _, want := range []string{
+		"Results of new vs old (20 games):",
+		"W - L - D: 10 - 8 - 2  [0.550]",
+		"Elo: 34.9 +/- ",
+		"Pentanomial [0, 0.5, 1, 1.5, 2]: [2, 1, 3, 1, 3] (10 pairs)",
+		"SPRT (elo0=0, elo1=5, alpha=0.05, beta=0.05): LLR ",
+		"(-2.94, 2.94) continue",
+		"Endings: normal 19, time forfeit 1",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
 }
