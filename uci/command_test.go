@@ -3,6 +3,7 @@ package uci
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,4 +130,23 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("canonical form of %q unstable: %q then %q", line, s, s2)
 		}
 	})
+}
+
+func BenchmarkParseGo(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("go wtime 300000 btime 298000 winc 2000 binc 2000 movestogo 20\r\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParsePosition(b *testing.B) {
+	line := "position startpos moves" + strings.Repeat(" e2e4 e7e5 g1f3 b8c6", 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(line); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

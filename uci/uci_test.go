@@ -198,7 +198,7 @@ func TestTolerantInput(t *testing.T) {
 		"position fen not/a/fen w - - 0 1", "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
 		"position startpos moves e2e4 e7e5 e1e8 g1f3", "position startpos moves e2e4 zz",
 		"position startpos moves e7e5", "setoption", "setoption name", "setoption name Hash value lots",
-		"setoption name Threads value 100000", "setoption name hash value 0", "register later",
+		"setoption name Move Overhead value 99999", "setoption name hash value 0", "register later",
 		"register name Stefan MK code 4359874324", "ponderhit", "stop", "\x00\x01\x02", "ü ö ä",
 		strings.Repeat("a", 5000), "go searchmoves z9z9", "stop", "position startpos moves " + strings.Repeat("e2e4 ", 300),
 	}
