@@ -123,13 +123,13 @@ func (r *gameRunner) run(ctx context.Context, leave <-chan struct{}) (err error)
 		}
 	})
 	defer func() {
-		close(r.actions) // the worker posts what is queued (goodbyes), then ends
-		r.actionsWG.Wait()
 		cancel()
-		close(r.done)
 		if r.job != nil {
 			r.job.stop()
 		}
+		close(r.done)
+		close(r.actions) // the worker posts what is queued (goodbyes), then ends
+		r.actionsWG.Wait()
 		r.searches.Wait()
 		if r.claimT != nil {
 			r.claimT.Stop()
