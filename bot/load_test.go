@@ -197,14 +197,20 @@ func TestGamePanicIsolated(t *testing.T) {
 	if ga.Status != "resign" || ga.Winner == ga.BotColor {
 		t.Errorf("panicking game: %s winner %q", ga.Status, ga.Winner)
 	}
-	checkFair(t, h.waitOver(b, 90*time.Second))
+	// The other game goes on, and the service still takes new games.
+	h.waitFor("other game goes on", 30*time.Second, func() bool { g, _ := h.srv.Game(b); return len(g.Moves) >= 8 || g.Over() })
 	if !strings.Contains(h.logs.String(), "game crashed") {
 		t.Error("crash not logged")
 	}
-	// The service still plays.
 	c := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
 	h.waitAccepted(c)
-	checkFair(t, h.waitOver(c, 60*time.Second))
+	h.waitFor("new game played", 30*time.Second, func() bool { g, _ := h.srv.Game(c); return len(g.Moves) >= 4 || g.Over() })
+	for _, id := range []string{b, c} {
+		if g, _ := h.srv.Game(id); !g.Over() {
+			h.srv.OpponentResign(id)
+		}
+		checkFair(t, h.waitOver(id, 30*time.Second))
+	}
 }
 
 // tailLines returns the last n lines of logs that contain substr.

@@ -292,7 +292,12 @@ func TestRestartResumesGame(t *testing.T) {
 	h.client = newTestClient(h.srv, h.cfg)
 	defer h.client.Close()
 	h.start()
-	g = h.waitOver(id, 120*time.Second)
+	n := len(g.Moves)
+	h.waitFor("resumed play", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= n+4 || g.Over() })
+	if g, _ = h.srv.Game(id); !g.Over() {
+		h.srv.OpponentResign(id)
+	}
+	g = h.waitOver(id, 30*time.Second)
 	checkFair(t, g)
 	if !strings.Contains(h.logs.String(), "resuming game") {
 		t.Error("no resume logged")
