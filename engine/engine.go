@@ -45,7 +45,9 @@ type Engine struct {
 // knobs switch search features off for A/B experiments (set only by
 // tests through export_test.go; the zero value is the engine as shipped).
 type knobs struct {
-	noSingular bool
+	noSingular       bool
+	noRazor          bool // no razoring at depth <= 3
+	noSEEPruneChecks bool // never SEE-prune checking moves
 }
 
 // New returns an Engine configured by opts (zero fields take defaults).

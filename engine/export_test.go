@@ -5,6 +5,10 @@ func SetKnob(e *Engine, name string, on bool) {
 	switch name {
 	case "nosingular":
 		e.knobs.noSingular = on
+	case "norazor":
+		e.knobs.noRazor = on
+	case "noseeprunechecks":
+		e.knobs.noSEEPruneChecks = on
 	default:
 		panic("engine: unknown knob " + name)
 	}

@@ -514,7 +514,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 			return evalScore
 		}
 		// Razoring.
-		if depth <= 3 && evalScore+Score(250*depth) < alpha {
+		if !w.knobs.noRazor && depth <= 3 && evalScore+Score(250*depth) < alpha {
 			q := w.qsearch(alpha-1, alpha, ply)
 			if w.stopped {
 				return 0
@@ -658,7 +658,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 				if lmrDepth <= 7 && !see(pos, m, -25*lmrDepth*lmrDepth) {
 					continue
 				}
-			} else if depth <= 6 && !see(pos, m, -100*depth) {
+			} else if depth <= 6 && (!givesCheck || !w.knobs.noSEEPruneChecks) && !see(pos, m, -100*depth) {
 				continue
 			}
 		}
