@@ -12,9 +12,10 @@ import (
 )
 
 // TestSelfPlayAB plays the engine as shipped (A) against the engine with
-// one feature switched off (B) at a fixed node count per move, each
-// unbalanced opening twice with colours swapped, and logs W/D/L, Elo and
-// the SPRT(0, 10) log-likelihood ratio. Opt-in:
+// one knob set (B) at a fixed node count per move, each unbalanced opening
+// twice with colours swapped, and logs W/D/L, Elo and the SPRT(0, 10)
+// log-likelihood ratio, all from A's point of view: a positive Elo means
+// the shipped engine is stronger than the knob variant. Opt-in:
 //
 //	PONDEROSA_AB=nosingular PONDEROSA_AB_GAMES=200 PONDEROSA_AB_NODES=20000 \
 //	  PONDEROSA_OPENINGS=../shared/books/8mvs_+90_+99.epd go test ./engine -run SelfPlayAB -v -timeout 2h
