@@ -37,7 +37,7 @@ func envInt(name string, def int) int {
 func TestManyGames(t *testing.T) {
 	// The short version adds a small increment: CI runs it under the race
 	// detector (several times slower) on two shared cores.
-	games, conc, clock, inc := 4, 2, 15*time.Second, 100*time.Millisecond
+	games, conc, clock, inc := 4, 2, 15*time.Second, 200*time.Millisecond
 	if long() {
 		games, conc, clock, inc = 200, 8, time.Minute, 0
 	}
