@@ -242,68 +242,153 @@ func (r *run) totalNodes() uint64 {
 // cancellation, even when the search itself is finished; it then waits on a
 // channel without using the CPU. Result.Best is a legal move whenever one
 // exists; after Stop or cancellation it returns within a few milliseconds.
+//
+// Engine.Stop and Engine.PonderHit reach the search only once it has
+// started; a caller that runs Search on another goroutine and may call them
+// at once should use Start, which returns after the search is registered.
 func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report func(Info)) Result {
 	e.searchMu.Lock()
-	defer e.searchMu.Unlock()
-	opts := e.Options()
+	return e.begin(ctx, g, l, report).run()
+}
 
-	root := g.Position()
-	keys := g.Keys()
-	rootMoves := legalRootMoves(&root, l.SearchMoves)
-	if len(rootMoves) == 0 && len(l.SearchMoves) > 0 {
+// Handle is a search started by Start. Its Stop and PonderHit always reach
+// this search, whenever they are called: before it has produced anything,
+// or after it has finished (then they do nothing).
+type Handle struct {
+	r    *run
+	done chan struct{}
+	res  Result
+	pnc  any // a panic of the search, re-raised by Wait
+}
+
+// Start begins a search like Search, on a new goroutine, and returns once
+// the search is registered: Stop and PonderHit, on the handle or on the
+// Engine, cannot be lost to the race with the search's start. If another
+// search is running, Start waits for it to end first. Wait returns the
+// result.
+func (e *Engine) Start(ctx context.Context, g *board.Game, l Limits, report func(Info)) *Handle {
+	e.searchMu.Lock()
+	s := e.begin(ctx, g, l, report)
+	h := &Handle{r: s.r, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		defer func() {
+			if p := recover(); p != nil {
+				h.pnc = p
+			}
+		}()
+		h.res = s.run()
+	}()
+	return h
+}
+
+// Stop asks the search to return as soon as possible.
+func (h *Handle) Stop() { h.r.stop() }
+
+// PonderHit turns a ponder search into a timed search whose clock starts
+// now (ignored for other searches).
+func (h *Handle) PonderHit() { h.r.ponderHit() }
+
+// Done is closed when the search has returned.
+func (h *Handle) Done() <-chan struct{} { return h.done }
+
+// Wait waits for the search and returns its result. A panic inside the
+// search is raised again here, on the caller's goroutine.
+func (h *Handle) Wait() Result {
+	<-h.done
+	if h.pnc != nil {
+		panic(h.pnc)
+	}
+	return h.res
+}
+
+// started is a search between begin and the end of run.
+type started struct {
+	e         *Engine
+	ctx       context.Context
+	r         *run
+	l         Limits
+	opts      Options
+	root      board.Position
+	keys      []uint64
+	rootMoves []board.Move
+	multiPV   int
+	sp        strengthPlan
+	report    func(Info)
+	stopWatch func() bool
+}
+
+// begin prepares a search and registers it as the engine's current run.
+// The caller holds searchMu; run releases it.
+func (e *Engine) begin(ctx context.Context, g *board.Game, l Limits, report func(Info)) *started {
+	opts := e.Options()
+	s := &started{e: e, ctx: ctx, l: l, opts: opts, report: report}
+	s.root = g.Position()
+	s.keys = g.Keys()
+	s.rootMoves = legalRootMoves(&s.root, l.SearchMoves)
+	if len(s.rootMoves) == 0 && len(l.SearchMoves) > 0 {
 		// No legal move among searchmoves: search every move rather than
 		// return no move in a position that has one.
-		rootMoves = legalRootMoves(&root, nil)
+		s.rootMoves = legalRootMoves(&s.root, nil)
 	}
 
-	ply := len(keys) - 1
-	budget := computeBudget(l, root.SideToMove(), opts.MoveOverhead, ply)
+	ply := len(s.keys) - 1
+	budget := computeBudget(l, s.root.SideToMove(), opts.MoveOverhead, ply)
 	if l.Infinite {
 		budget = timeBudget{}
 	}
 	r := newRun(l, budget)
 	r.nodeLimit = l.Nodes
-	multiPV := opts.MultiPV
-	var sp strengthPlan
+	s.multiPV = opts.MultiPV
 	if opts.LimitStrength {
-		sp = planStrength(opts.Elo)
-		if r.nodeLimit == 0 || sp.nodes < r.nodeLimit {
-			r.nodeLimit = sp.nodes
+		s.sp = planStrength(opts.Elo)
+		if r.nodeLimit == 0 || s.sp.nodes < r.nodeLimit {
+			r.nodeLimit = s.sp.nodes
 		}
-		if multiPV < sp.multiPV {
-			multiPV = sp.multiPV
+		if s.multiPV < s.sp.multiPV {
+			s.multiPV = s.sp.multiPV
 		}
 	}
-	if multiPV > len(rootMoves) {
-		multiPV = len(rootMoves)
+	if s.multiPV > len(s.rootMoves) {
+		s.multiPV = len(s.rootMoves)
 	}
-	workers := e.workers
-	r.workers = workers
+	r.workers = e.workers
+	s.r = r
 
 	e.mu.Lock()
 	e.cur = r
 	e.mu.Unlock()
+	s.stopWatch = context.AfterFunc(ctx, r.stop)
+	return s
+}
+
+// run searches, unregisters the run and releases searchMu.
+func (s *started) run() Result {
+	e, r, l := s.e, s.r, s.l
+	defer e.searchMu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		e.cur = nil
 		e.mu.Unlock()
 	}()
-	stopWatch := context.AfterFunc(ctx, r.stop)
-	defer stopWatch()
+	defer s.stopWatch()
 
+	root := s.root
+	rootMoves := s.rootMoves
 	if len(rootMoves) == 0 {
-		var s Score
+		var sc Score
 		if root.InCheck() {
-			s = matedIn(0)
+			sc = matedIn(0)
 		}
 		r.waitForRelease(l)
-		return Result{Score: s, Time: time.Since(r.start)}
+		return Result{Score: sc, Time: time.Since(r.start)}
 	}
 
+	workers := r.workers
 	orderRootMoves(&root, rootMoves, e.tt)
 	e.tt.newSearch()
 	for _, w := range workers {
-		w.prepare(r, &root, keys, rootMoves, multiPV)
+		w.prepare(r, &root, s.keys, rootMoves, s.multiPV)
 		w.knobs = e.knobs
 	}
 	var wg sync.WaitGroup
@@ -322,17 +407,23 @@ func (e *Engine) Search(ctx context.Context, g *board.Game, l Limits, report fun
 		}()
 	}
 	main := workers[0]
-	main.iterate(report)
-	r.abort.Store(true)
-	wg.Wait()
+	func() {
+		// A panic of the main thread must not leave helpers running on the
+		// tables after searchMu is released.
+		defer func() {
+			r.abort.Store(true)
+			wg.Wait()
+		}()
+		main.iterate(s.report)
+	}()
 	if p := helperPanic.Load(); p != nil {
 		panic(fmt.Sprintf("engine: search thread panicked: %v", p))
 	}
 	r.waitForRelease(l)
 
 	res := main.result()
-	if opts.LimitStrength {
-		res.Best, res.Ponder = sp.choose(main.rootMoves[:multiPV], root.Key())
+	if s.opts.LimitStrength {
+		res.Best, res.Ponder = s.sp.choose(main.rootMoves[:s.multiPV], root.Key())
 	}
 	res.Nodes = r.totalNodes()
 	res.Time = time.Since(r.start)

@@ -419,3 +419,62 @@ func TestLimitStrength(t *testing.T) {
 		t.Errorf("strength plans not monotonic: %+v vs %+v", sp, strong)
 	}
 }
+
+// TestStartHandleNeverLosesStopOrPonderHit calls Stop or PonderHit the
+// instant Start returns: the search must see them every time (with Search
+// on a goroutine of its own, such calls could run before it registers).
+func TestStartHandleNeverLosesStopOrPonderHit(t *testing.T) {
+	g := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	e := New(Options{Threads: 2, HashMB: 2, MoveOverhead: time.Millisecond})
+	wait := func(h *Handle, what string) Result {
+		t.Helper()
+		select {
+		case <-h.Done():
+			return h.Wait()
+		case <-time.After(5 * time.Second):
+			h.Stop()
+			t.Fatalf("%s was lost: the search did not return", what)
+			return Result{}
+		}
+	}
+	for i := 0; i < 50; i++ {
+		h := e.Start(context.Background(), g, Limits{Infinite: true}, nil)
+		if i%2 == 0 {
+			h.Stop()
+		} else {
+			e.Stop()
+		}
+		assertLegal(t, g, wait(h, "Stop").Best)
+
+		h = e.Start(context.Background(), g, Limits{Ponder: true, WTime: 20 * time.Millisecond, BTime: 20 * time.Millisecond}, nil)
+		if i%2 == 0 {
+			h.PonderHit()
+		} else {
+			e.PonderHit()
+		}
+		assertLegal(t, g, wait(h, "PonderHit").Best)
+	}
+	// Calls on a finished handle do nothing.
+	h := e.Start(context.Background(), g, Limits{Depth: 1}, nil)
+	res := h.Wait()
+	h.Stop()
+	h.PonderHit()
+	assertLegal(t, g, res.Best)
+}
+
+// TestStartSerialises checks that a second Start waits for the first search.
+func TestStartSerialises(t *testing.T) {
+	g := mustGame(t, board.StartFEN)
+	e := New(Options{HashMB: 2})
+	h1 := e.Start(context.Background(), g, Limits{Infinite: true}, nil)
+	second := make(chan *Handle)
+	go func() { second <- e.Start(context.Background(), g, Limits{Depth: 2}, nil) }()
+	select {
+	case <-second:
+		t.Fatal("Start returned while another search was running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	h1.Stop()
+	assertLegal(t, g, h1.Wait().Best)
+	assertLegal(t, g, (<-second).Wait().Best)
+}

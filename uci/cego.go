@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
@@ -184,80 +183,64 @@ func RunCEGO(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engin
 
 		line, ok, err := next()
 		if !ok {
-			ponder.abandon(eng)
+			ponder.abandon()
 			return err
 		}
 		msg, err := ParseCEGONext(line)
 		if err != nil {
-			ponder.abandon(eng)
+			ponder.abandon()
 			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		ours, theirs = msg.YourTime, msg.OppTime
 		m, err := cegoParseMove(g.Position(), msg.Move)
 		if err != nil {
-			ponder.abandon(eng)
+			ponder.abandon()
 			return fmt.Errorf("%w: opponent move: %w", ErrMalformed, err)
 		}
 		if ponder != nil && m == ponder.move {
 			g = ponder.game
 			readyBegan = time.Now()
-			r := ponder.hitAndWait(eng)
+			r := ponder.hitAndWait()
 			ready = &r
 			continue
 		}
-		ponder.abandon(eng)
+		ponder.abandon()
 		if err := g.Play(m); err != nil {
 			return fmt.Errorf("%w: opponent move: %w", ErrMalformed, err)
 		}
 	}
 }
 
-// cegoPonder is a ponder search running in its own goroutine.
+// cegoPonder is a ponder search running on the engine's goroutine.
 type cegoPonder struct {
 	move   board.Move
 	game   *board.Game
 	cancel context.CancelFunc
-	hit    *atomic.Bool
-	done   chan engine.Result
+	h      *engine.Handle
 }
 
 func startCEGOPonder(ctx context.Context, eng *engine.Engine, g *board.Game, m board.Move, l engine.Limits) *cegoPonder {
 	l.Ponder = true
 	ctx, cancel := context.WithCancel(ctx)
-	p := &cegoPonder{move: m, game: g, cancel: cancel, hit: &atomic.Bool{}, done: make(chan engine.Result, 1)}
-	search := g.Clone()
-	go func() {
-		defer cancel()
-		p.done <- eng.Search(ctx, search, l, func(engine.Info) {
-			if p.hit.Load() {
-				eng.PonderHit() // idempotent: covers a hit that raced the search start
-			}
-		})
-	}()
-	return p
+	// Start returns with the search registered: a hit right after it
+	// cannot be lost.
+	h := eng.Start(ctx, g.Clone(), l, nil)
+	return &cegoPonder{move: m, game: g, cancel: cancel, h: h}
 }
 
 // hitAndWait turns the ponder search into a timed search and waits for it.
-func (p *cegoPonder) hitAndWait(eng *engine.Engine) engine.Result {
-	p.hit.Store(true)
-	eng.PonderHit()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case res := <-p.done:
-			return res
-		case <-tick.C:
-			eng.PonderHit()
-		}
-	}
+func (p *cegoPonder) hitAndWait() engine.Result {
+	p.h.PonderHit()
+	res := p.h.Wait()
+	p.cancel()
+	return res
 }
 
 // abandon stops the ponder search and waits for it (nil-safe).
-func (p *cegoPonder) abandon(eng *engine.Engine) {
+func (p *cegoPonder) abandon() {
 	if p == nil {
 		return
 	}
 	p.cancel()
-	<-p.done
+	p.h.Wait()
 }

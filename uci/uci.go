@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
@@ -105,7 +104,7 @@ type job struct {
 	stopped   bool // stop received
 	root      board.Position
 	held      *engine.Result // finished but not allowed to print bestmove yet
-	hitFlag   *atomic.Bool
+	handle    *engine.Handle // the search (nil for perft, bench)
 }
 
 // pendingCmd is a command received while a job ran. A stop or ponderhit
@@ -160,8 +159,6 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) e
 	input := make(chan inputEvent, 64)
 	go readLines(in, input, done)
 
-	var hitRetry <-chan time.Time
-	retries := 0
 	for !s.quit && s.werr == nil {
 		select {
 		case ev := <-input:
@@ -173,23 +170,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) e
 				s.infoString("input line longer than %d bytes ignored", maxLine)
 				continue
 			}
-			wasHit := s.job != nil && s.job.hit
 			s.handleLine(ev.raw)
-			if s.job != nil && s.job.hit && !wasHit {
-				hitRetry, retries = time.After(time.Millisecond), 0
-			}
 		case ev := <-s.events:
 			s.handleJobEvent(ev)
-		case <-hitRetry:
-			// A ponderhit that raced with the start of the search may have
-			// found no search to switch; repeat it a few times (idempotent).
-			hitRetry = nil
-			if s.job != nil && s.job.hit && s.job.held == nil {
-				s.eng.PonderHit()
-				if retries++; retries < 4 {
-					hitRetry = time.After(time.Duration(retries*10) * time.Millisecond)
-				}
-			}
 		case <-ctx.Done():
 			s.shutdown()
 		}
@@ -287,8 +270,7 @@ func (s *session) handleLine(raw string) {
 		}
 		if s.job != nil && s.job.search && s.job.ponder && !s.job.hit {
 			s.job.hit = true
-			s.job.hitFlag.Store(true)
-			s.eng.PonderHit()
+			s.job.handle.PonderHit()
 			if s.job.held != nil {
 				s.finishSearch(*s.job.held)
 			}
@@ -310,7 +292,9 @@ func (s *session) stopJob() {
 	j := s.job
 	j.stopped = true
 	j.cancel()
-	s.eng.Stop()
+	if j.handle != nil {
+		j.handle.Stop()
+	}
 	if j.held != nil {
 		s.finishSearch(*j.held)
 	}
@@ -444,26 +428,25 @@ func (s *session) startSearch(c Go) {
 		s.infoString("searchmoves: no legal move given, searching all moves")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	hit := &atomic.Bool{}
 	timed := c.WTime > 0 || c.BTime > 0 || c.MoveTime > 0 || c.Depth > 0 || c.Nodes > 0 || c.Mate > 0
-	j := &job{cancel: cancel, search: true, infinite: c.Infinite, unbounded: c.Infinite || !timed, ponder: c.Ponder, root: root, hitFlag: hit}
+	j := &job{cancel: cancel, search: true, infinite: c.Infinite, unbounded: c.Infinite || !timed, ponder: c.Ponder, root: root}
 	s.job = j
 	g := s.game.Clone()
 	events := s.events
 	eng := s.eng
 	started := time.Now()
+	report := func(info engine.Info) {
+		line, ok := formatInfo(&root, info, time.Since(started))
+		if ok {
+			events <- jobEvent{line: line}
+		}
+	}
+	// Start returns once the search is registered, so a stop or ponderhit
+	// read right after this "go" always reaches it.
+	j.handle = eng.Start(ctx, g, l, report)
 	go func() {
 		defer cancel()
-		report := func(info engine.Info) {
-			if c.Ponder && hit.Load() {
-				eng.PonderHit() // idempotent; closes the ponderhit race
-			}
-			line, ok := formatInfo(&root, info, time.Since(started))
-			if ok {
-				events <- jobEvent{line: line}
-			}
-		}
-		res := eng.Search(ctx, g, l, report)
+		res := j.handle.Wait()
 		events <- jobEvent{done: true, result: &res}
 	}()
 }
