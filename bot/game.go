@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
@@ -25,7 +24,7 @@ type searchJob struct {
 	ponder    bool       // a ponder search not (yet) hit
 	predicted board.Move // ponder: the opponent's move assumed
 	cancel    context.CancelFunc
-	running   atomic.Bool   // set by the first progress report: PonderHit will be seen
+	handle    *engine.Handle
 	received  time.Time     // arrival of the gameState that made it our turn
 	clock     time.Duration // our clock in that gameState (0 when not running)
 	inc       time.Duration // our increment
@@ -421,7 +420,7 @@ func (r *gameRunner) onState(ctx context.Context, st *lichess.GameState, at time
 	}
 	if j := r.job; j != nil {
 		switch {
-		case j.ponder && j.ply == ply && r.lastMove() == j.predicted && j.running.Load():
+		case j.ponder && j.ply == ply && r.lastMove() == j.predicted:
 			r.ponderHit(j, at)
 			return false
 		case !j.ponder && j.ply == ply:
@@ -528,6 +527,10 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 		job.safetyT = time.AfterFunc(job.safety, cancel)
 	}
 	r.job = job
+	// Start returns with the search registered, so a PonderHit from now on
+	// always reaches it. It waits (milliseconds) for a dropped search of
+	// this engine to unwind first.
+	job.handle = r.eng.Start(sctx, g, lim, nil)
 	r.searches.Add(1)
 	go func() {
 		defer r.searches.Done()
@@ -538,7 +541,7 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 					out.panic = p
 				}
 			}()
-			out.res = r.eng.Search(sctx, g, lim, func(engine.Info) { job.running.Store(true) })
+			out.res = job.handle.Wait()
 		}()
 		out.ended = time.Now()
 		select {
@@ -570,7 +573,7 @@ func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	j.clock, j.inc = r.ourClock()
 	j.received = at
 	j.started = time.Now()
-	r.eng.PonderHit()
+	j.handle.PonderHit()
 	// The safety net, measured from now, as for a normal search.
 	wt, bt, wi, bi := r.state.Clock()
 	b := planSearch(r.kind, clockState{wt, bt, wi, bi}, r.white, r.movesBy(r.white), r.initial,
