@@ -597,27 +597,37 @@ func (s *Server) botOffersDraw(g *game) {
 	g.botOffers++
 	s.pushGame(g.id, g.stateJSON(s, time.Now()))
 	s.notify()
+	s.opponentAnswers(g, &g.draw, s.opts.AcceptDraw, func() { s.finish(g, statusDraw, "") })
+}
+
+// opponentAnswers schedules the opponent's answer to the bot's pending
+// offer flagged in offers (a draw or a takeback): after OpponentDelay it asks
+// decide (nil = decline) without holding s.mu, then accepts, or withdraws the
+// offer. The answer is dropped if the game moved on meanwhile. Call with s.mu
+// held.
+func (s *Server) opponentAnswers(g *game, offers *[2]bool, decide func(GameInfo) bool, accept func()) {
 	gen := g.gen
+	pending := func() bool { return g.gen == gen && g.status == statusStarted && offers[g.botColor] }
 	s.cancelTimer(&g.answer)
 	g.answer = s.after(s.opts.OpponentDelay, func() {
 		s.mu.Lock()
-		if g.gen != gen || g.status != statusStarted || !g.draw[g.botColor] {
+		if !pending() {
 			s.mu.Unlock()
 			return
 		}
 		info := g.info()
 		s.mu.Unlock()
-		accept := s.opts.AcceptDraw != nil && s.opts.AcceptDraw(info)
+		yes := decide != nil && decide(info)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if g.gen != gen || g.status != statusStarted || !g.draw[g.botColor] {
+		if !pending() {
 			return
 		}
-		if accept {
-			s.finish(g, statusDraw, "")
+		if yes {
+			accept()
 			return
 		}
-		g.draw[g.botColor] = false
+		offers[g.botColor] = false
 		s.pushGame(g.id, g.stateJSON(s, time.Now()))
 		s.notify()
 	})
@@ -706,30 +716,7 @@ func (s *Server) handleTakeback(w http.ResponseWriter, r *http.Request) {
 		g.takeback[g.botColor] = true
 		s.pushGame(g.id, g.stateJSON(s, time.Now()))
 		s.notify()
-		gen := g.gen
-		s.cancelTimer(&g.answer)
-		g.answer = s.after(s.opts.OpponentDelay, func() {
-			s.mu.Lock()
-			if g.gen != gen || g.status != statusStarted || !g.takeback[g.botColor] {
-				s.mu.Unlock()
-				return
-			}
-			info := g.info()
-			s.mu.Unlock()
-			accept := s.opts.AcceptTakeback != nil && s.opts.AcceptTakeback(info)
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if g.gen != gen || g.status != statusStarted || !g.takeback[g.botColor] {
-				return
-			}
-			if accept {
-				s.takeBack(g, g.botColor)
-				return
-			}
-			g.takeback[g.botColor] = false
-			s.pushGame(g.id, g.stateJSON(s, time.Now()))
-			s.notify()
-		})
+		s.opponentAnswers(g, &g.takeback, s.opts.AcceptTakeback, func() { s.takeBack(g, g.botColor) })
 	case "no", "false":
 		if g.takeback[opp] {
 			g.takeback[opp] = false
