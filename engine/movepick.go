@@ -27,15 +27,23 @@ type picker struct {
 	skipQuiets                bool
 	tt, killer1, killer2, ctr board.Move
 
-	caps       board.MoveList
-	capScores  [board.MaxMoves]int32
-	capIdx     int
+	// gen receives the generated moves of a stage; list holds them with
+	// their scores, list[idx:n] still to be picked. Captures and quiets
+	// share list: the good captures are all handed out (and the bad ones
+	// moved to bad) before the quiets are generated.
+	gen    board.MoveList
+	list   [board.MaxMoves]scoredMove
+	n, idx int
+
 	bad        [board.MaxMoves]board.Move
 	nBad, bIdx int
+}
 
-	quiets      board.MoveList
-	quietScores [board.MaxMoves]int32
-	quietIdx    int
+// scoredMove is a move with its ordering score, kept side by side so the
+// selection scan reads one array.
+type scoredMove struct {
+	move  board.Move
+	score int32
 }
 
 func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move, counter board.Move, qs bool,
@@ -46,7 +54,7 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.skipQuiets = false
 	p.tt = tt
 	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
-	p.capIdx, p.nBad, p.bIdx, p.quietIdx = 0, 0, 0, 0
+	p.n, p.idx, p.nBad, p.bIdx = 0, 0, 0, 0
 	if qs && tt != board.NoMove && !pos.IsCapture(tt) && !tt.IsPromotion() {
 		p.tt = board.NoMove
 	}
@@ -70,22 +78,25 @@ func (p *picker) next(w *worker) board.Move {
 				return p.tt
 			}
 		case stageGenCaptures:
-			p.caps.N = 0
-			p.pos.GenerateCaptures(&p.caps)
-			for i, m := range p.caps.Slice() {
+			p.gen.N = 0
+			p.pos.GenerateCaptures(&p.gen)
+			moves := p.gen.Slice()
+			list := p.list[:len(moves)]
+			for i, m := range moves {
 				victim := capturedType(p.pos, m)
 				pc := p.pos.PieceAt(m.From())
 				s := int32(seeValue[victim])*16 + int32(p.hist.capture[pc][m.To()][victim])/8
 				if m.IsPromotion() {
 					s += int32(seeValue[m.Promotion()]) * 16
 				}
-				p.capScores[i] = s
+				list[i] = scoredMove{m, s}
 			}
+			p.n, p.idx = len(moves), 0
 			p.stage++
 		case stageGoodCaptures:
-			for p.capIdx < p.caps.N {
-				m := p.pickBest(&p.caps, p.capScores[:], p.capIdx)
-				p.capIdx++
+			for p.idx < p.n {
+				m := pickBest(p.list[p.idx:p.n])
+				p.idx++
 				if m == p.tt {
 					continue
 				}
@@ -117,27 +128,11 @@ func (p *picker) next(w *worker) board.Move {
 				return p.ctr
 			}
 		case stageGenQuiets:
-			p.quiets.N = 0
-			if !p.skipQuiets {
-				p.pos.GenerateQuiets(&p.quiets)
-				us := p.pos.SideToMove()
-				for i, m := range p.quiets.Slice() {
-					pc := p.pos.PieceAt(m.From())
-					s := int32(p.hist.butterfly[us][m.From()][m.To()])
-					if p.cont1 != nil {
-						s += int32(p.cont1[pc][m.To()])
-					}
-					if p.cont2 != nil {
-						s += int32(p.cont2[pc][m.To()])
-					}
-					p.quietScores[i] = s
-				}
-			}
-			p.stage++
+			p.genQuiets()
 		case stageQuiets:
-			for !p.skipQuiets && p.quietIdx < p.quiets.N {
-				m := p.pickBest(&p.quiets, p.quietScores[:], p.quietIdx)
-				p.quietIdx++
+			for !p.skipQuiets && p.idx < p.n {
+				m := pickBest(p.list[p.idx:p.n])
+				p.idx++
 				if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr {
 					continue
 				}
@@ -159,6 +154,32 @@ func (p *picker) next(w *worker) board.Move {
 	}
 }
 
+// genQuiets generates and scores the quiet moves and moves on to
+// stageQuiets.
+func (p *picker) genQuiets() {
+	p.n, p.idx = 0, 0
+	if !p.skipQuiets {
+		p.gen.N = 0
+		p.pos.GenerateQuiets(&p.gen)
+		moves := p.gen.Slice()
+		list := p.list[:len(moves)]
+		us := p.pos.SideToMove()
+		for i, m := range moves {
+			pc := p.pos.PieceAt(m.From())
+			s := int32(p.hist.butterfly[us][m.From()][m.To()])
+			if p.cont1 != nil {
+				s += int32(p.cont1[pc][m.To()])
+			}
+			if p.cont2 != nil {
+				s += int32(p.cont2[pc][m.To()])
+			}
+			list[i] = scoredMove{m, s}
+		}
+		p.n = len(moves)
+	}
+	p.stage = stageQuiets
+}
+
 // capScoreMargin lets slightly losing captures with good history stay "good".
 func (p *picker) capScoreMargin(board.Move) int { return 0 }
 
@@ -167,17 +188,17 @@ func (p *picker) usableQuiet(m board.Move) bool {
 	return m != board.NoMove && m != p.tt && !m.IsPromotion() && p.pos.IsLegal(m) && !p.pos.IsCapture(m)
 }
 
-// pickBest swaps the best-scored move from index i on into position i.
-func (p *picker) pickBest(l *board.MoveList, scores []int32, i int) board.Move {
-	best := i
-	for j := i + 1; j < l.N; j++ {
-		if scores[j] > scores[best] {
-			best = j
+// pickBest swaps the best-scored move of l (the first of equals) into l[0]
+// and returns it. l must not be empty.
+func pickBest(l []scoredMove) board.Move {
+	best, bs := 0, l[0].score
+	for j, sm := range l {
+		if sm.score > bs {
+			best, bs = j, sm.score
 		}
 	}
-	l.Moves[i], l.Moves[best] = l.Moves[best], l.Moves[i]
-	scores[i], scores[best] = scores[best], scores[i]
-	return l.Moves[i]
+	l[0], l[best] = l[best], l[0]
+	return l[0].move
 }
 
 // see reports whether the static exchange evaluation of m is at least
