@@ -25,6 +25,7 @@ type picker struct {
 	stage                     int
 	qs                        bool
 	skipQuiets                bool
+	sorted                    bool // list[idx:n] is in picking order (see dropQuiets)
 	tt, killer1, killer2, ctr board.Move
 
 	// gen receives the generated moves of a stage; list holds them with
@@ -52,6 +53,7 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.stage = stageTT
 	p.qs = qs
 	p.skipQuiets = false
+	p.sorted = false
 	p.tt = tt
 	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
 	p.n, p.idx, p.nBad, p.bIdx = 0, 0, 0, 0
@@ -131,7 +133,10 @@ func (p *picker) next(w *worker) board.Move {
 			p.genQuiets()
 		case stageQuiets:
 			for !p.skipQuiets && p.idx < p.n {
-				m := pickBest(p.list[p.idx:p.n])
+				m := p.list[p.idx].move
+				if !p.sorted {
+					m = pickBest(p.list[p.idx:p.n])
+				}
 				p.idx++
 				if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr {
 					continue
@@ -178,6 +183,67 @@ func (p *picker) genQuiets() {
 		p.n = len(moves)
 	}
 	p.stage = stageQuiets
+}
+
+// atQuiets reports whether the next move comes from the quiet stage:
+// killers and counter move have been handed out, quiets remain.
+func (p *picker) atQuiets() bool { return p.stage == stageGenQuiets || p.stage == stageQuiets }
+
+// dropQuiets serves late-move pruning. The caller has found that every
+// quiet move still to come will be pruned unless it gives check. dropQuiets
+// skips the quiet moves that would come next, up to the first one that
+// gives check (or all of them), and returns how many it skipped, not
+// counting excluded, which the search skips uncounted. The moves after them
+// come in the same order as without it; the search only adds the count to
+// its move counter instead of picking the moves one by one.
+func (p *picker) dropQuiets(excluded board.Move) int {
+	if p.skipQuiets {
+		return 0
+	}
+	if p.stage == stageGenQuiets {
+		p.genQuiets()
+	}
+	if p.stage != stageQuiets {
+		return 0
+	}
+	if !p.sorted {
+		// Usually no quiet move left gives check: drop them all.
+		n := 0
+		for _, sm := range p.list[p.idx:p.n] {
+			m := sm.move
+			if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
+				continue
+			}
+			if p.pos.GivesCheck(m) {
+				n = -1
+				break
+			}
+			n++
+		}
+		if n >= 0 {
+			p.idx = p.n
+			p.stage = stageBadCaptures
+			return n
+		}
+		// Else put the rest in picking order once (the very order pickBest
+		// would hand them out in) and drop up to each check.
+		for i := p.idx; i < p.n; i++ {
+			pickBest(p.list[i:p.n])
+		}
+		p.sorted = true
+	}
+	n := 0
+	for ; p.idx < p.n; p.idx++ {
+		m := p.list[p.idx].move
+		if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
+			continue
+		}
+		if p.pos.GivesCheck(m) {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // capScoreMargin lets slightly losing captures with good history stay "good".

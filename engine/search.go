@@ -618,7 +618,20 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		lmpLimit = lmpLimit * 2 / 3
 	}
 	child := &w.stack[ply+1]
+	canPrune := ply > 0 && pos.HasNonPawnMaterial(us)
 	for {
+		// When late-move or futility pruning will cut every quiet move
+		// still to come that does not give check, count them without
+		// picking them one by one (see dropQuiets). Both conditions only
+		// grow stricter as moveCount grows and alpha stays.
+		if canPrune && best > -mateBound && p.atQuiets() {
+			mc := moveCount + 1
+			lmrDepth := depth - 1 - int(lmrTable[min(depth, 63)][min(mc, 63)])
+			if (depth <= 8 && mc >= lmpLimit) ||
+				(!inCheck && lmrDepth <= 8 && staticEval+Score(90+100*lmrDepth) <= alpha) {
+				moveCount += p.dropQuiets(excluded)
+			}
+		}
 		m := p.next(w)
 		if m == board.NoMove {
 			break
