@@ -91,16 +91,12 @@ type evalState struct {
 	zone          [2]board.Bitboard    // king zone of color
 	kingAttackers [2]int               // pieces of color attacking the enemy zone
 	kingAttackW   [2][7]int            // zone squares attacked, by attacker type
-	score         S
+	sc            [2]S                 // each colour's terms; the score is White's minus Black's
 }
 
 // add adds n times weight idx for color c.
 func (e *evalState) add(c board.Color, idx, n int) {
-	if c == board.White {
-		e.score += e.p[idx] * S(n)
-	} else {
-		e.score -= e.p[idx] * S(n)
-	}
+	e.sc[c&1] += e.p[idx] * S(n)
 	if e.tr != nil {
 		if c == board.White {
 			e.tr.Coef[idx] += int16(n)
@@ -109,6 +105,9 @@ func (e *evalState) add(c board.Color, idx, n int) {
 		}
 	}
 }
+
+// score returns the sum so far from White's point of view.
+func (e *evalState) score() S { return e.sc[board.White] - e.sc[board.Black] }
 
 var (
 	fileMasks     [8]board.Bitboard
@@ -204,12 +203,12 @@ func evaluate(pos *board.Position, p *Params, ev *Evaluator, tr *Trace) int {
 	if ev != nil && tr == nil {
 		pe := &ev.pawns[pos.PawnKey()&(pawnTableSize-1)]
 		if pe.valid && pe.key == pos.PawnKey() {
-			e.score += pe.score
+			e.sc[board.White] += pe.score
 			passed = pe.passed
 		} else {
-			before := e.score
+			before := e.score()
 			passed = e.pawnStructure()
-			*pe = pawnEntry{key: pos.PawnKey(), score: e.score - before, passed: passed, valid: true}
+			*pe = pawnEntry{key: pos.PawnKey(), score: e.score() - before, passed: passed, valid: true}
 		}
 	} else {
 		passed = e.pawnStructure()
@@ -242,7 +241,8 @@ func evaluate(pos *board.Position, p *Params, ev *Evaluator, tr *Trace) int {
 			tr.Tempo = -1
 		}
 	}
-	v := (e.score.MG()*phase + e.score.EG()*(24-phase)*scale/64) / 24
+	score := e.score()
+	v := (score.MG()*phase + score.EG()*(24-phase)*scale/64) / 24
 	if pos.SideToMove() == board.Black {
 		v = -v
 	}
@@ -310,65 +310,121 @@ func pstIndex(c board.Color, pt board.PieceType, sq board.Square) int {
 }
 
 // pieces scores material, placement and mobility of c's pieces, and
-// gathers attack maps.
+// gathers attack maps. One loop per piece type; the attack maps are unions
+// and the terms sums, so the order does not matter.
 func (e *evalState) pieces(c board.Color) {
 	pos := e.pos
-	them := c.Other()
+	c &= 1
+	them := c ^ 1
 	own := pos.ByColor(c)
 	area := ^(own | e.att[them][board.Pawn])
 	theirPawns := pos.Pieces(them, board.Pawn)
 	ourPawns := pos.Pieces(c, board.Pawn)
-	for pt := board.Knight; pt <= board.King; pt++ {
-		for b := pos.Pieces(c, pt); b != 0; {
-			sq := b.PopLSB()
-			if pt != board.King {
-				e.add(c, IdxMaterial+int(pt)-1, 1)
-			}
-			e.add(c, IdxPST+pstIndex(c, pt, sq), 1)
-			var a board.Bitboard
-			switch pt {
-			case board.Knight:
-				a = board.KnightAttacks(sq)
-				e.add(c, IdxMobKnight+(a&area).Count(), 1)
-			case board.Bishop:
-				a = board.BishopAttacks(sq, e.occ^pos.Pieces(c, board.Queen))
-				e.add(c, IdxMobBishop+(a&area).Count(), 1)
-			case board.Rook:
-				a = board.RookAttacks(sq, e.occ^pos.Pieces(c, board.Queen)^pos.Pieces(c, board.Rook))
-				e.add(c, IdxMobRook+(a&area).Count(), 1)
-				f := sq.File()
-				if fileMasks[f]&ourPawns == 0 {
-					if fileMasks[f]&theirPawns == 0 {
-						e.add(c, IdxRookOpen, 1)
-					} else {
-						e.add(c, IdxRookSemiOpen, 1)
-					}
-				}
-				if relRank(c, sq) == 6 && (relRank(c, pos.KingSquare(them)) == 7 ||
-					theirPawns&rankOf(sq) != 0) {
-					e.add(c, IdxRookSeventh, 1)
-				}
-			case board.Queen:
-				a = board.QueenAttacks(sq, e.occ)
-				e.add(c, IdxMobQueen+(a&area).Count(), 1)
-			case board.King:
-				continue
-			}
-			if pt == board.Knight || pt == board.Bishop {
-				r := relRank(c, sq)
-				if r >= 3 && r <= 5 && e.att[c][board.Pawn].Has(sq) && attackSpan[c][sq]&theirPawns == 0 {
-					e.add(c, IdxOutpost+int(pt-board.Knight), 1)
-				}
-			}
-			e.att2[c] |= e.att[c][0] & a
-			e.att[c][0] |= a
-			e.att[c][pt] |= a
-			if z := a & e.zone[them]; z != 0 {
-				e.kingAttackers[c]++
-				e.kingAttackW[c][pt] += z.Count()
-			}
+	ourQueens := pos.Pieces(c, board.Queen)
+	pawnAtt := e.att[c][board.Pawn]
+	zone := e.zone[them]
+	all, twice := e.att[c][0], e.att2[c]
+	attackers := 0
+
+	var typeAtt board.Bitboard
+	kingW := 0
+	for b := pos.Pieces(c, board.Knight); b != 0; {
+		sq := b.PopLSB()
+		e.add(c, IdxMaterial+int(board.Knight)-1, 1)
+		e.add(c, IdxPST+pstIndex(c, board.Knight, sq), 1)
+		a := board.KnightAttacks(sq)
+		e.add(c, IdxMobKnight+(a&area).Count(), 1)
+		if r := relRank(c, sq); r >= 3 && r <= 5 && pawnAtt.Has(sq) && attackSpan[c][sq]&theirPawns == 0 {
+			e.add(c, IdxOutpost+0, 1)
+		}
+		twice |= all & a
+		all |= a
+		typeAtt |= a
+		if z := a & zone; z != 0 {
+			attackers++
+			kingW += z.Count()
 		}
 	}
+	e.att[c][board.Knight] = typeAtt
+	e.kingAttackW[c][board.Knight] = kingW
+
+	typeAtt, kingW = 0, 0
+	occB := e.occ ^ ourQueens
+	for b := pos.Pieces(c, board.Bishop); b != 0; {
+		sq := b.PopLSB()
+		e.add(c, IdxMaterial+int(board.Bishop)-1, 1)
+		e.add(c, IdxPST+pstIndex(c, board.Bishop, sq), 1)
+		a := board.BishopAttacks(sq, occB)
+		e.add(c, IdxMobBishop+(a&area).Count(), 1)
+		if r := relRank(c, sq); r >= 3 && r <= 5 && pawnAtt.Has(sq) && attackSpan[c][sq]&theirPawns == 0 {
+			e.add(c, IdxOutpost+1, 1)
+		}
+		twice |= all & a
+		all |= a
+		typeAtt |= a
+		if z := a & zone; z != 0 {
+			attackers++
+			kingW += z.Count()
+		}
+	}
+	e.att[c][board.Bishop] = typeAtt
+	e.kingAttackW[c][board.Bishop] = kingW
+
+	typeAtt, kingW = 0, 0
+	rooks := pos.Pieces(c, board.Rook)
+	occR := e.occ ^ ourQueens ^ rooks
+	for b := rooks; b != 0; {
+		sq := b.PopLSB()
+		e.add(c, IdxMaterial+int(board.Rook)-1, 1)
+		e.add(c, IdxPST+pstIndex(c, board.Rook, sq), 1)
+		a := board.RookAttacks(sq, occR)
+		e.add(c, IdxMobRook+(a&area).Count(), 1)
+		f := sq.File()
+		if fileMasks[f]&ourPawns == 0 {
+			if fileMasks[f]&theirPawns == 0 {
+				e.add(c, IdxRookOpen, 1)
+			} else {
+				e.add(c, IdxRookSemiOpen, 1)
+			}
+		}
+		if relRank(c, sq) == 6 && (relRank(c, pos.KingSquare(them)) == 7 ||
+			theirPawns&rankOf(sq) != 0) {
+			e.add(c, IdxRookSeventh, 1)
+		}
+		twice |= all & a
+		all |= a
+		typeAtt |= a
+		if z := a & zone; z != 0 {
+			attackers++
+			kingW += z.Count()
+		}
+	}
+	e.att[c][board.Rook] = typeAtt
+	e.kingAttackW[c][board.Rook] = kingW
+
+	typeAtt, kingW = 0, 0
+	for b := ourQueens; b != 0; {
+		sq := b.PopLSB()
+		e.add(c, IdxMaterial+int(board.Queen)-1, 1)
+		e.add(c, IdxPST+pstIndex(c, board.Queen, sq), 1)
+		a := board.QueenAttacks(sq, e.occ)
+		e.add(c, IdxMobQueen+(a&area).Count(), 1)
+		twice |= all & a
+		all |= a
+		typeAtt |= a
+		if z := a & zone; z != 0 {
+			attackers++
+			kingW += z.Count()
+		}
+	}
+	e.att[c][board.Queen] = typeAtt
+	e.kingAttackW[c][board.Queen] = kingW
+
+	for b := pos.Pieces(c, board.King); b != 0; {
+		e.add(c, IdxPST+pstIndex(c, board.King, b.PopLSB()), 1)
+	}
+	e.att[c][0], e.att2[c] = all, twice
+	e.kingAttackers[c] = attackers
 	if pos.Pieces(c, board.Bishop).Count() >= 2 {
 		e.add(c, IdxBishopPair, 1)
 	}
@@ -476,7 +532,7 @@ func (e *evalState) passedPawns(c board.Color, passed board.Bitboard) {
 func (e *evalState) endgameScale() int {
 	pos := e.pos
 	strong := board.White
-	if e.score.EG() < 0 {
+	if e.score().EG() < 0 {
 		strong = board.Black
 	}
 	weak := strong.Other()
