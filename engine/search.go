@@ -676,6 +676,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 			}
 		}
 
+		w.tt.prefetch(pos.KeyAfter(m))
 		f.move, f.piece = m, piece
 		pos.MakeMove(m, &child.pos)
 		child.sinceNull = f.sinceNull + 1
@@ -905,6 +906,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int) Score {
 				continue
 			}
 		}
+		w.tt.prefetch(pos.KeyAfter(m))
 		f.move, f.piece = m, pos.PieceAt(m.From())
 		pos.MakeMove(m, &child.pos)
 		child.sinceNull = f.sinceNull + 1

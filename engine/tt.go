@@ -3,6 +3,7 @@ package engine
 import (
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -77,6 +78,12 @@ func (t *transTable) newSearch() { t.gen = (t.gen + 1) & ttGenMask }
 func (t *transTable) bucket(key uint64) *ttBucket {
 	hi, _ := bits.Mul64(key, uint64(len(t.buckets)))
 	return &t.buckets[hi]
+}
+
+// prefetch starts loading key's bucket into the cache, so that a probe
+// soon after does not wait for memory.
+func (t *transTable) prefetch(key uint64) {
+	prefetch(unsafe.Pointer(t.bucket(key)))
 }
 
 func packData(score, eval Score, depth int, bound Bound, pv bool, gen uint8) uint64 {

@@ -310,6 +310,32 @@ func (p *Position) MakeMove(m Move, child *Position) {
 	}
 }
 
+// KeyAfter returns the key of the position after the legal move m, but for
+// changes of castling rights and en passant squares, which it leaves out
+// (castling itself it only guesses): a cheap estimate, good enough to
+// prefetch a hash table entry before making m.
+func (p *Position) KeyAfter(m Move) uint64 {
+	from, to := m.From(), m.To()
+	pc := p.board[from]
+	k := p.key ^ zobristSide ^ zobristPiece[pc][from]
+	switch m & moveKindMask {
+	case movePromotion:
+		pc = MakePiece(p.side, m.Promotion())
+	case moveEnPassant:
+		k ^= zobristPiece[p.board[to^8]][to^8]
+	case moveCastling:
+		return k
+	}
+	k ^= zobristPiece[pc][to]
+	if captured := p.board[to]; captured != NoPiece {
+		k ^= zobristPiece[captured][to]
+	}
+	if p.ep != NoSquare {
+		k ^= zobristEP[p.ep.File()]
+	}
+	return k
+}
+
 // MakeNullMove writes into child the position after passing the move to
 // the opponent. The side to move must not be in check.
 func (p *Position) MakeNullMove(child *Position) {
