@@ -26,6 +26,8 @@ type picker struct {
 	qs                        bool
 	skipQuiets                bool
 	sorted                    bool // list[idx:n] is in picking order (see dropQuiets)
+	ciOK                      bool // ci is filled for pos
+	ci                        board.CheckInfo
 	tt, killer1, killer2, ctr board.Move
 
 	// gen receives the generated moves of a stage; list holds them with
@@ -54,6 +56,7 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.qs = qs
 	p.skipQuiets = false
 	p.sorted = false
+	p.ciOK = false
 	p.tt = tt
 	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
 	p.n, p.idx, p.nBad, p.bIdx = 0, 0, 0, 0
@@ -185,6 +188,16 @@ func (p *picker) genQuiets() {
 	p.stage = stageQuiets
 }
 
+// givesCheck reports whether the legal move m gives check, computing the
+// position's check information on the first call at a node.
+func (p *picker) givesCheck(m board.Move) bool {
+	if !p.ciOK {
+		p.pos.SetCheckInfo(&p.ci)
+		p.ciOK = true
+	}
+	return p.pos.GivesCheckWith(m, &p.ci)
+}
+
 // atQuiets reports whether the next move comes from the quiet stage:
 // killers and counter move have been handed out, quiets remain.
 func (p *picker) atQuiets() bool { return p.stage == stageGenQuiets || p.stage == stageQuiets }
@@ -214,7 +227,7 @@ func (p *picker) dropQuiets(excluded board.Move) int {
 			if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
 				continue
 			}
-			if p.pos.GivesCheck(m) {
+			if p.givesCheck(m) {
 				n = -1
 				break
 			}
@@ -238,7 +251,7 @@ func (p *picker) dropQuiets(excluded board.Move) int {
 		if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
 			continue
 		}
-		if p.pos.GivesCheck(m) {
+		if p.givesCheck(m) {
 			break
 		}
 		n++

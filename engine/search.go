@@ -642,7 +642,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		moveCount++
 		isCap := pos.IsCapture(m)
 		isQuiet := !isCap && !m.IsPromotion()
-		givesCheck := pos.GivesCheck(m)
+		givesCheck := p.givesCheck(m)
 		piece := pos.PieceAt(m.From())
 		hist := 0
 		if isQuiet {
