@@ -14,6 +14,7 @@ package eval
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -460,7 +461,13 @@ func (e *evalState) kingSafety(c board.Color) {
 	}
 	// Shelter of the enemy king (scored for them).
 	ownPawns := pos.Pieces(them, board.Pawn)
-	kf := ksq.File()
+	kf, kr := ksq.File(), ksq.Rank()
+	var ahead board.Bitboard // the ranks in front of the king
+	if them == board.White {
+		ahead = ^board.Bitboard(0) << (8 * uint(kr+1))
+	} else {
+		ahead = board.Bitboard(1)<<(8*uint(kr)) - 1
+	}
 	for f := max(0, kf-1); f <= min(7, kf+1); f++ {
 		front := ownPawns & fileMasks[f]
 		if front == 0 {
@@ -468,16 +475,18 @@ func (e *evalState) kingSafety(c board.Color) {
 			continue
 		}
 		// Nearest own pawn in front of the king's rank on this file.
-		best := 8
-		for b := front; b != 0; {
-			sq := b.PopLSB()
-			d := relRank(them, sq) - relRank(them, ksq)
-			if d >= 1 && d < best {
-				best = d
-			}
+		front &= ahead
+		if front == 0 {
+			continue
 		}
-		if best <= 3 {
-			e.add(them, IdxShield+best-1, 1)
+		var d int
+		if them == board.White {
+			d = front.LSB().Rank() - kr
+		} else {
+			d = kr - (63-bits.LeadingZeros64(uint64(front)))/8
+		}
+		if d <= 3 {
+			e.add(them, IdxShield+d-1, 1)
 		}
 	}
 }
@@ -486,19 +495,18 @@ func (e *evalState) kingSafety(c board.Color) {
 func (e *evalState) threats(c board.Color) {
 	pos := e.pos
 	them := c.Other()
-	nonPawns := pos.ByColor(them) &^ pos.Pieces(them, board.Pawn) &^ pos.Pieces(them, board.King)
+	targets := pos.ByColor(them) &^ pos.Pieces(them, board.King)
+	nonPawns := targets &^ pos.Pieces(them, board.Pawn)
 	if n := (e.att[c][board.Pawn] & nonPawns).Count(); n > 0 {
 		e.add(c, IdxThreatPawn, n)
 	}
-	minorAtt := e.att[c][board.Knight] | e.att[c][board.Bishop]
-	for pt := board.Pawn; pt <= board.Queen; pt++ {
-		victims := pos.Pieces(them, pt)
-		if n := (minorAtt & victims).Count(); n > 0 {
-			e.add(c, IdxThreatMinor+int(pt), n)
-		}
-		if n := (e.att[c][board.Rook] & victims).Count(); n > 0 {
-			e.add(c, IdxThreatRook+int(pt), n)
-		}
+	// One term per attacked piece, by its type: few pieces are attacked,
+	// so this beats counting by type.
+	for b := (e.att[c][board.Knight] | e.att[c][board.Bishop]) & targets; b != 0; {
+		e.add(c, IdxThreatMinor+int(pos.PieceAt(b.PopLSB()).Type()), 1)
+	}
+	for b := e.att[c][board.Rook] & targets; b != 0; {
+		e.add(c, IdxThreatRook+int(pos.PieceAt(b.PopLSB()).Type()), 1)
 	}
 	if n := (e.att[c][0] &^ e.att[them][0] & nonPawns).Count(); n > 0 {
 		e.add(c, IdxHanging, n)
