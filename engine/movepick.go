@@ -25,7 +25,6 @@ type picker struct {
 	stage                     int
 	qs                        bool
 	skipQuiets                bool
-	sorted                    bool // list[idx:n] is in picking order (see dropQuiets)
 	ciOK                      bool // ci is filled for pos
 	ci                        board.CheckInfo
 	tt, killer1, killer2, ctr board.Move
@@ -55,7 +54,6 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.stage = stageTT
 	p.qs = qs
 	p.skipQuiets = false
-	p.sorted = false
 	p.ciOK = false
 	p.tt = tt
 	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
@@ -136,10 +134,7 @@ func (p *picker) next(w *worker) board.Move {
 			p.genQuiets()
 		case stageQuiets:
 			for !p.skipQuiets && p.idx < p.n {
-				m := p.list[p.idx].move
-				if !p.sorted {
-					m = pickBest(p.list[p.idx:p.n])
-				}
+				m := pickBest(p.list[p.idx:p.n])
 				p.idx++
 				if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr {
 					continue
@@ -219,41 +214,39 @@ func (p *picker) dropQuiets(excluded board.Move) int {
 	if p.stage != stageQuiets {
 		return 0
 	}
-	if !p.sorted {
-		// Usually no quiet move left gives check: drop them all.
-		n := 0
-		for _, sm := range p.list[p.idx:p.n] {
-			m := sm.move
-			if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
-				continue
-			}
-			if p.givesCheck(m) {
-				n = -1
-				break
-			}
-			n++
-		}
-		if n >= 0 {
-			p.idx = p.n
-			p.stage = stageBadCaptures
-			return n
-		}
-		// Else put the rest in picking order once (the very order pickBest
-		// would hand them out in) and drop up to each check.
-		for i := p.idx; i < p.n; i++ {
-			pickBest(p.list[i:p.n])
-		}
-		p.sorted = true
+	skipped := func(m board.Move) bool {
+		return m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded
 	}
+	// Usually no quiet move left gives check: drop them all.
 	n := 0
-	for ; p.idx < p.n; p.idx++ {
-		m := p.list[p.idx].move
-		if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr || m == excluded {
+	for _, sm := range p.list[p.idx:p.n] {
+		if skipped(sm.move) {
+			continue
+		}
+		if p.givesCheck(sm.move) {
+			n = -1
+			break
+		}
+		n++
+	}
+	if n >= 0 {
+		p.idx = p.n
+		p.stage = stageBadCaptures
+		return n
+	}
+	// Else pick them in order up to the first check. That one stays in
+	// front: pickBest hands it out again, as the first of the best.
+	n = 0
+	for p.idx < p.n {
+		m := pickBest(p.list[p.idx:p.n])
+		if skipped(m) {
+			p.idx++
 			continue
 		}
 		if p.givesCheck(m) {
 			break
 		}
+		p.idx++
 		n++
 	}
 	return n
