@@ -61,8 +61,28 @@ func (t *transTable) resize(mb int) {
 	if n == 0 {
 		n = 1
 	}
-	t.buckets = make([]ttBucket, n)
+	t.buckets = allocBuckets(n)
 	t.gen = 0
+}
+
+// hugePage is the size of a transparent huge page (x86-64 and most arm64).
+const hugePage = 2 << 20
+
+// allocBuckets returns n zeroed buckets. Tables of a huge page or more start
+// on a huge-page boundary and are offered to the kernel for huge pages
+// (fewer TLB misses on the random accesses of a search); where that is not
+// supported the advice is ignored.
+func allocBuckets(n uint64) []ttBucket {
+	size := n * uint64(unsafe.Sizeof(ttBucket{}))
+	if size < hugePage {
+		return make([]ttBucket, n)
+	}
+	per := uint64(hugePage / unsafe.Sizeof(ttBucket{}))
+	raw := make([]ttBucket, n+per)
+	skip := (hugePage - uint64(uintptr(unsafe.Pointer(&raw[0])))%hugePage) % hugePage / uint64(unsafe.Sizeof(ttBucket{}))
+	b := raw[skip : skip+n : skip+n]
+	adviseHuge(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), size))
+	return b
 }
 
 // clear empties the table. It must not run during a search.
