@@ -263,11 +263,13 @@ func (p *picker) usableQuiet(m board.Move) bool {
 // pickBest swaps the best-scored move of l (the first of equals) into l[0]
 // and returns it. l must not be empty.
 func pickBest(l []scoredMove) board.Move {
+	// Written so the compiler uses conditional moves: the comparison
+	// outcome is data, not a branch to predict.
 	best, bs := 0, l[0].score
 	for j, sm := range l {
-		if sm.score > bs {
-			best, bs = j, sm.score
-		}
+		gt := -b2i(sm.score > bs) // all ones when sm is better
+		best ^= (best ^ j) & gt
+		bs = max(bs, sm.score)
 	}
 	l[0], l[best] = l[best], l[0]
 	return l[0].move

@@ -107,3 +107,32 @@ func TestDropQuietsKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPickBest checks the branch-free selection against the plain one: the
+// first of the best scores is swapped to the front.
+func TestPickBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 2000; round++ {
+		n := 1 + rng.IntN(60)
+		l := make([]scoredMove, n)
+		for i := range l {
+			l[i] = scoredMove{board.Move(i + 1), int32(rng.IntN(1+round%7)) - 3}
+		}
+		want := append([]scoredMove(nil), l...)
+		b := 0
+		for j := range want {
+			if want[j].score > want[b].score {
+				b = j
+			}
+		}
+		want[0], want[b] = want[b], want[0]
+		if m := pickBest(l); m != want[0].move {
+			t.Fatalf("round %d: picked %v, want %v", round, m, want[0].move)
+		}
+		for i := range l {
+			if l[i] != want[i] {
+				t.Fatalf("round %d: order %v, want %v", round, l, want)
+			}
+		}
+	}
+}
