@@ -310,6 +310,33 @@ func pstIndex(c board.Color, pt board.PieceType, sq board.Square) int {
 	return (int(pt)-1)*64 + int(sq)
 }
 
+// attackAcc gathers one side's attack maps piece by piece: all squares
+// attacked, those attacked twice, the current piece type's squares, and the
+// attacks on the enemy king zone.
+type attackAcc struct {
+	zone, all, twice, typeAtt board.Bitboard
+	attackers, kingW          int
+}
+
+// note adds one piece's attacks.
+func (a *attackAcc) note(att board.Bitboard) {
+	a.twice |= a.all & att
+	a.all |= att
+	a.typeAtt |= att
+	if z := att & a.zone; z != 0 {
+		a.attackers++
+		a.kingW += z.Count()
+	}
+}
+
+// flush returns the finished piece type's attack map and king-zone weight
+// and starts the next type.
+func (a *attackAcc) flush() (board.Bitboard, int) {
+	att, w := a.typeAtt, a.kingW
+	a.typeAtt, a.kingW = 0, 0
+	return att, w
+}
+
 // pieces scores material, placement and mobility of c's pieces, and
 // gathers attack maps. One loop per piece type; the attack maps are unions
 // and the terms sums, so the order does not matter.
@@ -323,12 +350,7 @@ func (e *evalState) pieces(c board.Color) {
 	ourPawns := pos.Pieces(c, board.Pawn)
 	ourQueens := pos.Pieces(c, board.Queen)
 	pawnAtt := e.att[c][board.Pawn]
-	zone := e.zone[them]
-	all, twice := e.att[c][0], e.att2[c]
-	attackers := 0
-
-	var typeAtt board.Bitboard
-	kingW := 0
+	acc := attackAcc{zone: e.zone[them], all: e.att[c][0], twice: e.att2[c]}
 	for b := pos.Pieces(c, board.Knight); b != 0; {
 		sq := b.PopLSB()
 		e.add(c, IdxMaterial+int(board.Knight)-1, 1)
@@ -338,18 +360,10 @@ func (e *evalState) pieces(c board.Color) {
 		if r := relRank(c, sq); r >= 3 && r <= 5 && pawnAtt.Has(sq) && attackSpan[c][sq]&theirPawns == 0 {
 			e.add(c, IdxOutpost+0, 1)
 		}
-		twice |= all & a
-		all |= a
-		typeAtt |= a
-		if z := a & zone; z != 0 {
-			attackers++
-			kingW += z.Count()
-		}
+		acc.note(a)
 	}
-	e.att[c][board.Knight] = typeAtt
-	e.kingAttackW[c][board.Knight] = kingW
+	e.att[c][board.Knight], e.kingAttackW[c][board.Knight] = acc.flush()
 
-	typeAtt, kingW = 0, 0
 	occB := e.occ ^ ourQueens
 	for b := pos.Pieces(c, board.Bishop); b != 0; {
 		sq := b.PopLSB()
@@ -360,18 +374,10 @@ func (e *evalState) pieces(c board.Color) {
 		if r := relRank(c, sq); r >= 3 && r <= 5 && pawnAtt.Has(sq) && attackSpan[c][sq]&theirPawns == 0 {
 			e.add(c, IdxOutpost+1, 1)
 		}
-		twice |= all & a
-		all |= a
-		typeAtt |= a
-		if z := a & zone; z != 0 {
-			attackers++
-			kingW += z.Count()
-		}
+		acc.note(a)
 	}
-	e.att[c][board.Bishop] = typeAtt
-	e.kingAttackW[c][board.Bishop] = kingW
+	e.att[c][board.Bishop], e.kingAttackW[c][board.Bishop] = acc.flush()
 
-	typeAtt, kingW = 0, 0
 	rooks := pos.Pieces(c, board.Rook)
 	occR := e.occ ^ ourQueens ^ rooks
 	for b := rooks; b != 0; {
@@ -392,40 +398,25 @@ func (e *evalState) pieces(c board.Color) {
 			theirPawns&rankOf(sq) != 0) {
 			e.add(c, IdxRookSeventh, 1)
 		}
-		twice |= all & a
-		all |= a
-		typeAtt |= a
-		if z := a & zone; z != 0 {
-			attackers++
-			kingW += z.Count()
-		}
+		acc.note(a)
 	}
-	e.att[c][board.Rook] = typeAtt
-	e.kingAttackW[c][board.Rook] = kingW
+	e.att[c][board.Rook], e.kingAttackW[c][board.Rook] = acc.flush()
 
-	typeAtt, kingW = 0, 0
 	for b := ourQueens; b != 0; {
 		sq := b.PopLSB()
 		e.add(c, IdxMaterial+int(board.Queen)-1, 1)
 		e.add(c, IdxPST+pstIndex(c, board.Queen, sq), 1)
 		a := board.QueenAttacks(sq, e.occ)
 		e.add(c, IdxMobQueen+(a&area).Count(), 1)
-		twice |= all & a
-		all |= a
-		typeAtt |= a
-		if z := a & zone; z != 0 {
-			attackers++
-			kingW += z.Count()
-		}
+		acc.note(a)
 	}
-	e.att[c][board.Queen] = typeAtt
-	e.kingAttackW[c][board.Queen] = kingW
+	e.att[c][board.Queen], e.kingAttackW[c][board.Queen] = acc.flush()
 
 	for b := pos.Pieces(c, board.King); b != 0; {
 		e.add(c, IdxPST+pstIndex(c, board.King, b.PopLSB()), 1)
 	}
-	e.att[c][0], e.att2[c] = all, twice
-	e.kingAttackers[c] = attackers
+	e.att[c][0], e.att2[c] = acc.all, acc.twice
+	e.kingAttackers[c] = acc.attackers
 	if pos.Pieces(c, board.Bishop).Count() >= 2 {
 		e.add(c, IdxBishopPair, 1)
 	}
