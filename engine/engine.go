@@ -305,7 +305,6 @@ func (h *Handle) Wait() Result {
 // started is a search between begin and the end of run.
 type started struct {
 	e         *Engine
-	ctx       context.Context
 	r         *run
 	l         Limits
 	opts      Options
@@ -322,7 +321,7 @@ type started struct {
 // The caller holds searchMu; run releases it.
 func (e *Engine) begin(ctx context.Context, g *board.Game, l Limits, report func(Info)) *started {
 	opts := e.Options()
-	s := &started{e: e, ctx: ctx, l: l, opts: opts, report: report}
+	s := &started{e: e, l: l, opts: opts, report: report}
 	s.root = g.Position()
 	s.keys = g.Keys()
 	s.rootMoves = legalRootMoves(&s.root, l.SearchMoves)
