@@ -2,12 +2,14 @@ package board
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // TestGivesCheckWith compares GivesCheckWith with GivesCheck on every legal
 // move of the positions along random games from several starts, and over a
-// three-ply tree of positions rich in discovered checks and promotions.
+// three-ply tree of positions rich in discovered checks and promotions; and
+// GenerateQuietChecks with the quiet moves that GivesCheck accepts, in order.
 func TestGivesCheckWith(t *testing.T) {
 	fens := []string{StartFEN, kiwipete,
 		"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
@@ -17,7 +19,7 @@ func TestGivesCheckWith(t *testing.T) {
 		"1r2k3/2P5/8/8/8/8/6p1/R3K2R b KQ - 0 1", // promotions with checks
 		"3k4/8/3N4/8/3R4/8/3Q4/3K4 w - - 0 1",
 	}
-	checked, checks := 0, 0
+	checked, checks, quietChecks := 0, 0, 0
 	compare := func(p *Position) {
 		var l MoveList
 		p.GenerateLegal(&l)
@@ -33,6 +35,20 @@ func TestGivesCheckWith(t *testing.T) {
 				checks++
 			}
 		}
+		var quiets, qc MoveList
+		p.GenerateQuiets(&quiets)
+		qc.N = 1 // appends after what the list holds
+		p.GenerateQuietChecks(&qc, &ci)
+		var want []Move
+		for _, m := range quiets.Slice() {
+			if p.GivesCheck(m) {
+				want = append(want, m)
+			}
+		}
+		if got := qc.Slice()[1:]; !slices.Equal(got, want) {
+			t.Fatalf("%s: GenerateQuietChecks %v, want %v", p.FEN(), got, want)
+		}
+		quietChecks += len(want)
 	}
 	var walk func(p *Position, depth int)
 	walk = func(p *Position, depth int) {
@@ -72,5 +88,8 @@ func TestGivesCheckWith(t *testing.T) {
 	}
 	if checks < 1000 {
 		t.Errorf("only %d checking moves among %d", checks, checked)
+	}
+	if quietChecks < 500 {
+		t.Errorf("only %d quiet checking moves", quietChecks)
 	}
 }

@@ -8,16 +8,32 @@ const (
 )
 
 // GenerateLegal appends every legal move to l.
-func (p *Position) GenerateLegal(l *MoveList) { p.generate(l, genAll) }
+func (p *Position) GenerateLegal(l *MoveList) { p.generate(l, genAll, nil) }
 
 // GenerateCaptures appends the legal captures, en passant captures and
 // promotions (including quiet promotions and under-promotions) to l: the
 // moves a quiescence search looks at.
-func (p *Position) GenerateCaptures(l *MoveList) { p.generate(l, genCaptures) }
+func (p *Position) GenerateCaptures(l *MoveList) { p.generate(l, genCaptures, nil) }
 
 // GenerateQuiets appends the legal moves GenerateCaptures leaves out:
 // non-capturing, non-promoting moves, castling included.
-func (p *Position) GenerateQuiets(l *MoveList) { p.generate(l, genQuiets) }
+func (p *Position) GenerateQuiets(l *MoveList) { p.generate(l, genQuiets, nil) }
+
+// GenerateQuietChecks appends the moves of GenerateQuiets that give check,
+// with ci filled by p.SetCheckInfo. Pieces that cannot uncover a check are
+// only generated to the squares they would check from.
+func (p *Position) GenerateQuietChecks(l *MoveList, ci *CheckInfo) {
+	start := l.N
+	p.generate(l, genQuiets, ci)
+	n := start
+	for _, m := range l.Moves[start:l.N] {
+		if p.GivesCheckWith(m, ci) {
+			l.Moves[n] = m
+			n++
+		}
+	}
+	l.N = n
+}
 
 // pinned returns c's pieces pinned to c's king.
 func (p *Position) pinned(c Color) Bitboard {
@@ -44,7 +60,10 @@ func shift(b Bitboard, d int) Bitboard {
 	return b >> uint(-d)
 }
 
-func (p *Position) generate(l *MoveList, mode int) {
+// generate appends the legal moves of mode. A non-nil ci narrows the
+// targets of pieces that cannot uncover a check to their checking squares
+// (GenerateQuietChecks filters the rest).
+func (p *Position) generate(l *MoveList, mode int, ci *CheckInfo) {
 	us, them := p.side, p.side.Other()
 	own, enemy := p.byColor[us], p.byColor[them]
 	occ := p.byType[0]
@@ -57,6 +76,9 @@ func (p *Position) generate(l *MoveList, mode int) {
 	}
 	if mode&genQuiets != 0 {
 		kt |= ^occ
+	}
+	if ci != nil && !ci.discoverers.Has(ksq) {
+		kt = 0
 	}
 	occNoKing := occ ^ SquareBB(ksq)
 	for b := KingAttacks(ksq) & kt; b != 0; {
@@ -171,13 +193,20 @@ func (p *Position) generate(l *MoveList, mode int) {
 	if targets != 0 {
 		for b := p.byType[Knight] & own &^ pinned; b != 0; {
 			from := b.PopLSB()
-			for a := KnightAttacks(from) & targets; a != 0; {
+			t := targets
+			if ci != nil && !ci.discoverers.Has(from) {
+				t &= ci.checkSquares[Knight]
+			}
+			for a := KnightAttacks(from) & t; a != 0; {
 				l.add(NewMove(from, a.PopLSB()))
 			}
 		}
 		for b := (p.byType[Bishop] | p.byType[Queen]) & own; b != 0; {
 			from := b.PopLSB()
 			a := BishopAttacks(from, occ) & targets
+			if ci != nil && !ci.discoverers.Has(from) {
+				a &= ci.checkSquares[p.board[from].Type()]
+			}
 			if pinned.Has(from) {
 				a &= Line(ksq, from)
 			}
@@ -188,6 +217,9 @@ func (p *Position) generate(l *MoveList, mode int) {
 		for b := (p.byType[Rook] | p.byType[Queen]) & own; b != 0; {
 			from := b.PopLSB()
 			a := RookAttacks(from, occ) & targets
+			if ci != nil && !ci.discoverers.Has(from) {
+				a &= ci.checkSquares[p.board[from].Type()]
+			}
 			if pinned.Has(from) {
 				a &= Line(ksq, from)
 			}
