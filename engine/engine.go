@@ -3,10 +3,11 @@
 // time manager and a hand-crafted tapered evaluation (package engine/eval).
 //
 // Search: iterative deepening with aspiration windows, principal variation
-// search, quiescence with SEE pruning, null-move pruning with verification at
-// high depth, late-move reductions, reverse futility, futility, late-move and
-// SEE pruning, check extensions, internal iterative reduction, mate-distance
-// pruning, repetition/fifty-move/insufficient-material draws inside the tree.
+// search, quiescence with SEE pruning (and quiet checks at its first ply),
+// null-move pruning with verification at high depth, late-move reductions,
+// reverse futility, futility, late-move and SEE pruning, check extensions,
+// internal iterative reduction, mate-distance pruning,
+// repetition/fifty-move/insufficient-material draws inside the tree.
 // Move ordering: TT move, good captures (MVV-LVA + capture history), killers,
 // counter move, quiets by butterfly and continuation history, bad captures.
 //
@@ -48,6 +49,7 @@ type knobs struct {
 	noSingular       bool
 	noRazor          bool // no razoring at depth <= 3
 	noSEEPruneChecks bool // never SEE-prune checking moves
+	noQChecks        bool // no quiet checks at the first quiescence ply
 }
 
 // New returns an Engine configured by opts (zero fields take defaults).

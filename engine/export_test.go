@@ -9,6 +9,8 @@ func SetKnob(e *Engine, name string, on bool) {
 		e.knobs.noRazor = on
 	case "noseeprunechecks":
 		e.knobs.noSEEPruneChecks = on
+	case "noqchecks":
+		e.knobs.noQChecks = on
 	default:
 		panic("engine: unknown knob " + name)
 	}

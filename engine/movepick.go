@@ -17,13 +17,15 @@ const (
 )
 
 // picker hands out moves one at a time in a good order, generating lazily.
-// In quiescence mode (qs) only captures and promotions are produced.
+// In quiescence mode (qs) only captures and promotions are produced, and
+// with qsChecks then the quiet moves that give check.
 type picker struct {
 	pos                       *board.Position
 	hist                      *history
 	cont1, cont2              *contTable
 	stage                     int
 	qs                        bool
+	qsChecks                  bool // in qs mode, also quiet moves that give check
 	skipQuiets                bool
 	ciOK                      bool // ci is filled for pos
 	ci                        board.CheckInfo
@@ -53,6 +55,7 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.pos, p.hist, p.cont1, p.cont2 = pos, h, cont1, cont2
 	p.stage = stageTT
 	p.qs = qs
+	p.qsChecks = false
 	p.skipQuiets = false
 	p.ciOK = false
 	p.tt = tt
@@ -110,7 +113,9 @@ func (p *picker) next(w *worker) board.Move {
 				}
 				return m
 			}
-			if p.qs {
+			if p.qs && p.qsChecks {
+				p.stage = stageGenQuiets
+			} else if p.qs {
 				p.stage = stageDone
 			} else {
 				p.stage++
@@ -163,7 +168,15 @@ func (p *picker) genQuiets() {
 	p.n, p.idx = 0, 0
 	if !p.skipQuiets {
 		p.gen.N = 0
-		p.pos.GenerateQuiets(&p.gen)
+		if p.qs {
+			if !p.ciOK {
+				p.pos.SetCheckInfo(&p.ci)
+				p.ciOK = true
+			}
+			p.pos.GenerateQuietChecks(&p.gen, &p.ci)
+		} else {
+			p.pos.GenerateQuiets(&p.gen)
+		}
 		moves := p.gen.Slice()
 		list := p.list[:len(moves)]
 		us := p.pos.SideToMove()

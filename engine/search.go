@@ -431,7 +431,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	pvNode := beta-alpha > 1
 	w.pvLen[ply] = 0
 	if depth <= 0 {
-		return w.qsearch(alpha, beta, ply)
+		return w.qsearch(alpha, beta, ply, !w.knobs.noQChecks)
 	}
 	if w.poll() {
 		return 0
@@ -515,7 +515,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		}
 		// Razoring.
 		if !w.knobs.noRazor && depth <= 3 && evalScore+Score(250*depth) < alpha {
-			q := w.qsearch(alpha-1, alpha, ply)
+			q := w.qsearch(alpha-1, alpha, ply, !w.knobs.noQChecks)
 			if w.stopped {
 				return 0
 			}
@@ -835,8 +835,10 @@ func capturedType(pos *board.Position, m board.Move) board.PieceType {
 	return pos.PieceAt(m.To()).Type()
 }
 
-// qsearch searches captures (and all evasions when in check) until quiet.
-func (w *worker) qsearch(alpha, beta Score, ply int) Score {
+// qsearch searches captures (and all evasions when in check) until quiet;
+// with checks, also the quiet moves that give check and do not lose
+// material (at the first quiescence ply only).
+func (w *worker) qsearch(alpha, beta Score, ply int, checks bool) Score {
 	if w.poll() {
 		return 0
 	}
@@ -888,6 +890,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int) Score {
 	f.staticEval = standPat
 	p := &f.pick
 	p.init(pos, ttMove, [2]board.Move{}, board.NoMove, !inCheck, &w.hist, nil, nil)
+	p.qsChecks = checks && !inCheck
 	child := &w.stack[ply+1]
 	bestMove := board.NoMove
 	moveCount := 0
@@ -898,8 +901,9 @@ func (w *worker) qsearch(alpha, beta Score, ply int) Score {
 		}
 		moveCount++
 		if !inCheck {
-			// Delta pruning and SEE pruning of losing captures.
-			if !m.IsPromotion() && standPat+Score(seeValue[capturedType(pos, m)])+200 <= alpha {
+			// Delta pruning of captures; SEE pruning of losing captures
+			// and of quiet checks that lose the checking piece.
+			if !m.IsPromotion() && pos.IsCapture(m) && standPat+Score(seeValue[capturedType(pos, m)])+200 <= alpha {
 				continue
 			}
 			if !see(pos, m, 0) {
@@ -911,7 +915,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int) Score {
 		pos.MakeMove(m, &child.pos)
 		child.sinceNull = f.sinceNull + 1
 		w.keys = append(w.keys, child.pos.Key())
-		score := -w.qsearch(-beta, -alpha, ply+1)
+		score := -w.qsearch(-beta, -alpha, ply+1, false)
 		w.keys = w.keys[:len(w.keys)-1]
 		if w.stopped {
 			return 0
