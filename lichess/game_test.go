@@ -3,6 +3,7 @@ package lichess_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -458,5 +459,32 @@ func TestDrawAcceptClaimDrawOpponentResign(t *testing.T) {
 	}
 	if f := stateWith(t, events, func(s *lichess.GameState) bool { return s.Status.Finished() }); f.Winner != lichess.White {
 		t.Fatalf("final state: %+v", f)
+	}
+}
+
+// TestGameStreamReconnectsAtOnce: a game stream that was cut after it
+// delivered its gameFull reconnects after ReconnectMin every time, without
+// the doubling backoff a failing stream gets (the bot's clock may be
+// running). Every logged wait stays within ReconnectMin's ±50% jitter.
+func TestGameStreamReconnectsAtOnce(t *testing.T) {
+	e := setup(t, lichesstest.Options{}, lichess.Options{ReconnectMin: 40 * time.Millisecond, ReconnectMax: 10 * time.Second})
+	_, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: 10 * time.Minute})
+	const drops = 5
+	for i := 0; i < drops; i++ {
+		e.srv.DropStreams()
+		next[*lichess.GameFull](t, events)
+	}
+	waits := regexp.MustCompile(`reconnecting" stream="game stream [^"]*" attempt=\d+ wait=(\S+)`).FindAllStringSubmatch(e.log.String(), -1)
+	if len(waits) < drops {
+		t.Fatalf("%d reconnects logged, want %d:\n%s", len(waits), drops, e.log.String())
+	}
+	for _, w := range waits {
+		d, err := time.ParseDuration(w[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d > 60*time.Millisecond {
+			t.Errorf("reconnect waited %v after a working connection (ReconnectMin 40ms)", d)
+		}
 	}
 }

@@ -168,7 +168,8 @@ func (c *Client) WatchEvents(ctx context.Context) (<-chan Event, <-chan error) {
 }
 
 // WatchGame follows one game's stream, reconnecting like WatchEvents until
-// the game is over. Every (re)connection starts with a *GameFull carrying
+// the game is over, except that the wait also resets after a connection
+// that delivered an event (our clock may be running). Every (re)connection starts with a *GameFull carrying
 // the complete state: resynchronise from it, never apply moves on top of old
 // state. The events channel is closed after the final state (the error
 // channel then closed without a value), when ctx ends, or on a fatal error
@@ -191,8 +192,9 @@ func watch[T any](c *Client, ctx context.Context, what string,
 		for attempt := 1; ; attempt++ {
 			start := c.clock.Now()
 			in, ierr := open(ctx)
-			ended := false
+			ended, delivered := false, false
 			for v := range in { // join: drain until the reader closes it
+				delivered = true
 				if final != nil && final(v) {
 					ended = true
 				}
@@ -211,7 +213,10 @@ func watch[T any](c *Client, ctx context.Context, what string,
 				errc <- err
 				return
 			}
-			if c.clock.Now().Sub(start) >= c.opts.HealthyAfter {
+			// A game stream that delivered its gameFull was working: the
+			// server or the network cut it, and every moment away may be
+			// on our clock, so it reconnects at once (after ReconnectMin).
+			if c.clock.Now().Sub(start) >= c.opts.HealthyAfter || (final != nil && delivered) {
 				backoff = c.opts.ReconnectMin
 			}
 			wait := c.jitter(backoff)
