@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func TestWACFull(t *testing.T) {
 		cases = slices.DeleteFunc(cases, func(c epdCase) bool { return !slices.Contains(want, c.id) })
 	}
 	e := New(Options{HashMB: 64, Threads: 1, MoveOverhead: 0})
-	// Experiments: PONDEROSA_WAC_KNOBS=qchecks,... switches knobs on and
+	// Experiments: PONDEROSA_WAC_KNOBS=noqchecks,... switches knobs on and
 	// PONDEROSA_WAC_NODES=N limits nodes instead of time (deterministic, so
 	// two variants can run side by side on a loaded machine).
 	if ks := os.Getenv("PONDEROSA_WAC_KNOBS"); ks != "" {
@@ -149,11 +150,13 @@ func TestWACFull(t *testing.T) {
 			SetKnob(e, k, true)
 		}
 	}
-	lim := Limits{MoveTime: per}
-	if n := os.Getenv("PONDEROSA_WAC_NODES"); n != "" {
-		lim = Limits{}
-		fmt.Sscan(n, &lim.Nodes)
-		per = 0
+	lim, budget := Limits{MoveTime: per}, per.String()
+	if s := os.Getenv("PONDEROSA_WAC_NODES"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			t.Fatalf("PONDEROSA_WAC_NODES=%q: want a positive node count", s)
+		}
+		lim, budget = Limits{Nodes: n}, s+" nodes"
 	}
 	solved := 0
 	var failed []string
@@ -165,7 +168,7 @@ func TestWACFull(t *testing.T) {
 			failed = append(failed, fmt.Sprintf("%s(%s, want %v)", c.id, got, c.bm))
 		}
 	}
-	t.Logf("WAC at %v/position (%d nodes): %d/%d solved", per, lim.Nodes, solved, len(cases))
+	t.Logf("WAC at %s/position: %d/%d solved", budget, solved, len(cases))
 	t.Logf("failed: %v", failed)
 	if solved < 290 && len(cases) == 300 && lim.Nodes == 0 {
 		t.Errorf("WAC: %d/300 solved, target 290", solved)

@@ -169,11 +169,7 @@ func (p *picker) genQuiets() {
 	if !p.skipQuiets {
 		p.gen.N = 0
 		if p.qs {
-			if !p.ciOK {
-				p.pos.SetCheckInfo(&p.ci)
-				p.ciOK = true
-			}
-			p.pos.GenerateQuietChecks(&p.gen, &p.ci)
+			p.pos.GenerateQuietChecks(&p.gen, p.checkInfo())
 		} else {
 			p.pos.GenerateQuiets(&p.gen)
 		}
@@ -196,15 +192,18 @@ func (p *picker) genQuiets() {
 	p.stage = stageQuiets
 }
 
-// givesCheck reports whether the legal move m gives check, computing the
-// position's check information on the first call at a node.
-func (p *picker) givesCheck(m board.Move) bool {
+// checkInfo returns the position's check information, computing it on the
+// first call at a node.
+func (p *picker) checkInfo() *board.CheckInfo {
 	if !p.ciOK {
 		p.pos.SetCheckInfo(&p.ci)
 		p.ciOK = true
 	}
-	return p.pos.GivesCheckWith(m, &p.ci)
+	return &p.ci
 }
+
+// givesCheck reports whether the legal move m gives check.
+func (p *picker) givesCheck(m board.Move) bool { return p.pos.GivesCheckWith(m, p.checkInfo()) }
 
 // atQuiets reports whether the next move comes from the quiet stage:
 // killers and counter move have been handed out, quiets remain.

@@ -164,13 +164,13 @@ func (c *Client) streamErr(ctx, sctx context.Context, path string, err error) er
 func (c *Client) WatchEvents(ctx context.Context) (<-chan Event, <-chan error) {
 	return watch(c, ctx, "event stream", func(ctx context.Context) (<-chan Event, <-chan error) {
 		return c.StreamEvents(ctx)
-	}, nil)
+	}, nil, false)
 }
 
 // WatchGame follows one game's stream, reconnecting like WatchEvents until
 // the game is over, except that the wait also resets after a connection
-// that delivered an event (our clock may be running). Every (re)connection starts with a *GameFull carrying
-// the complete state: resynchronise from it, never apply moves on top of old
+// that delivered an event: it was working, and our clock may be running.
+// Every (re)connection starts with a *GameFull carrying the complete state: resynchronise from it, never apply moves on top of old
 // state. The events channel is closed after the final state (the error
 // channel then closed without a value), when ctx ends, or on a fatal error
 // (404: not our game; 400: not playable by a bot), which the error channel
@@ -178,11 +178,14 @@ func (c *Client) WatchEvents(ctx context.Context) (<-chan Event, <-chan error) {
 func (c *Client) WatchGame(ctx context.Context, gameID string) (<-chan GameEvent, <-chan error) {
 	return watch(c, ctx, "game stream "+gameID, func(ctx context.Context) (<-chan GameEvent, <-chan error) {
 		return c.StreamGame(ctx, gameID)
-	}, gameOver)
+	}, gameOver, true)
 }
 
+// watch runs open until final accepts a value (nil: until ctx ends),
+// reconnecting with backoff; with resetOnData, a connection that delivered a
+// value counts as healthy however short it lived.
 func watch[T any](c *Client, ctx context.Context, what string,
-	open func(context.Context) (<-chan T, <-chan error), final func(T) bool) (<-chan T, <-chan error) {
+	open func(context.Context) (<-chan T, <-chan error), final func(T) bool, resetOnData bool) (<-chan T, <-chan error) {
 	out := make(chan T)
 	errc := make(chan error, 1)
 	go func() {
@@ -213,10 +216,7 @@ func watch[T any](c *Client, ctx context.Context, what string,
 				errc <- err
 				return
 			}
-			// A game stream that delivered its gameFull was working: the
-			// server or the network cut it, and every moment away may be
-			// on our clock, so it reconnects at once (after ReconnectMin).
-			if c.clock.Now().Sub(start) >= c.opts.HealthyAfter || (final != nil && delivered) {
+			if c.clock.Now().Sub(start) >= c.opts.HealthyAfter || (resetOnData && delivered) {
 				backoff = c.opts.ReconnectMin
 			}
 			wait := c.jitter(backoff)

@@ -20,8 +20,9 @@ func (p *Position) GenerateCaptures(l *MoveList) { p.generate(l, genCaptures, ni
 func (p *Position) GenerateQuiets(l *MoveList) { p.generate(l, genQuiets, nil) }
 
 // GenerateQuietChecks appends the moves of GenerateQuiets that give check,
-// with ci filled by p.SetCheckInfo. Pieces that cannot uncover a check are
-// only generated to the squares they would check from.
+// with ci filled by p.SetCheckInfo. Knights, sliders and the king are only
+// generated where they could check (their checking squares, or anywhere if
+// they uncover a check); pawn moves and castling are filtered afterwards.
 func (p *Position) GenerateQuietChecks(l *MoveList, ci *CheckInfo) {
 	start := l.N
 	p.generate(l, genQuiets, ci)
