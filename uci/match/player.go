@@ -151,19 +151,19 @@ func newUCIPlayer(ctx context.Context, spec EngineSpec, log func(dir, line strin
 	}
 	u := &uciPlayer{spec: spec, p: p, id: label}
 	if err := u.handshake(ctx); err != nil {
-		p.close("quit", time.Second)
+		p.Close("quit", time.Second)
 		return nil, err
 	}
 	return u, nil
 }
 
 func (u *uciPlayer) handshake(ctx context.Context) error {
-	if err := u.p.send("uci"); err != nil {
+	if err := u.p.Send("uci"); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(handshakeTimeout)
 	for {
-		line, err := u.p.readLine(ctx, deadline)
+		line, err := u.p.ReadLine(ctx, deadline)
 		if err != nil {
 			return fmt.Errorf("waiting for uciok: %w", err)
 		}
@@ -176,7 +176,7 @@ func (u *uciPlayer) handshake(ctx context.Context) error {
 		}
 	}
 	for _, o := range u.spec.Options {
-		if err := u.p.send("setoption name " + o[0] + " value " + o[1]); err != nil {
+		if err := u.p.Send("setoption name " + o[0] + " value " + o[1]); err != nil {
 			return err
 		}
 	}
@@ -185,12 +185,12 @@ func (u *uciPlayer) handshake(ctx context.Context) error {
 
 // sync sends isready and waits for readyok.
 func (u *uciPlayer) sync(ctx context.Context) error {
-	if err := u.p.send("isready"); err != nil {
+	if err := u.p.Send("isready"); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(handshakeTimeout)
 	for {
-		line, err := u.p.readLine(ctx, deadline)
+		line, err := u.p.ReadLine(ctx, deadline)
 		if err != nil {
 			return fmt.Errorf("waiting for readyok: %w", err)
 		}
@@ -203,7 +203,7 @@ func (u *uciPlayer) sync(ctx context.Context) error {
 func (u *uciPlayer) name() string { return u.id }
 
 func (u *uciPlayer) newGame(ctx context.Context) error {
-	if err := u.p.send("ucinewgame"); err != nil {
+	if err := u.p.Send("ucinewgame"); err != nil {
 		u.broken = true
 		return err
 	}
@@ -218,7 +218,7 @@ func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error
 	start := req.game.Start()
 	if start.Chess960 != u.chess960 {
 		// Castling is then written king-takes-rook, both ways.
-		if err := u.p.send(fmt.Sprintf("setoption name UCI_Chess960 value %t", start.Chess960)); err != nil {
+		if err := u.p.Send(fmt.Sprintf("setoption name UCI_Chess960 value %t", start.Chess960)); err != nil {
 			u.broken = true
 			return moveReply{}, err
 		}
@@ -240,7 +240,7 @@ func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error
 			pos = child
 		}
 	}
-	if err := u.p.send(b.String()); err != nil {
+	if err := u.p.Send(b.String()); err != nil {
 		u.broken = true
 		return moveReply{}, err
 	}
@@ -263,13 +263,13 @@ func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error
 		goCmd += fmt.Sprintf(" depth %d", req.tc.Depth)
 	}
 	sent := time.Now()
-	if err := u.p.send(goCmd); err != nil {
+	if err := u.p.Send(goCmd); err != nil {
 		u.broken = true
 		return moveReply{}, err
 	}
 	var r moveReply
 	for {
-		line, err := u.p.readLine(ctx, req.deadline)
+		line, err := u.p.ReadLine(ctx, req.deadline)
 		if err != nil {
 			r.elapsed = time.Since(sent)
 			if errors.Is(err, ErrTimeout) {
@@ -300,13 +300,13 @@ func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error
 // recoverFromTimeout stops a search that overran; if no bestmove comes
 // within a second, the engine is marked broken and will be restarted.
 func (u *uciPlayer) recoverFromTimeout(ctx context.Context) {
-	if err := u.p.send("stop"); err != nil {
+	if err := u.p.Send("stop"); err != nil {
 		u.broken = true
 		return
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
-		line, err := u.p.readLine(ctx, deadline)
+		line, err := u.p.ReadLine(ctx, deadline)
 		if err != nil {
 			u.broken = true
 			return
@@ -368,8 +368,8 @@ func parseInfo(f []string, r *moveReply) {
 }
 
 func (u *uciPlayer) endGame()     {}
-func (u *uciPlayer) usable() bool { return !u.broken && u.p.alive() }
-func (u *uciPlayer) close()       { u.p.close("quit", 2*time.Second) }
+func (u *uciPlayer) usable() bool { return !u.broken && u.p.Alive() }
+func (u *uciPlayer) close()       { u.p.Close("quit", 2*time.Second) }
 
 // cegoPlayer drives a CEGO engine: one process per game, as the protocol
 // has no new-game message (the mediator ends the engines after a game).
@@ -401,12 +401,12 @@ func (c *cegoPlayer) newGame(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	line, err := p.readLine(ctx, time.Now().Add(handshakeTimeout))
+	line, err := p.ReadLine(ctx, time.Now().Add(handshakeTimeout))
 	if err == nil && line != "ready" {
 		err = fmt.Errorf("engine %s: want \"ready\", got %q", c.label, line)
 	}
 	if err != nil {
-		p.close("", 100*time.Millisecond)
+		p.Close("", 100*time.Millisecond)
 		return fmt.Errorf("waiting for ready: %w", err)
 	}
 	c.p, c.started = p, false
@@ -435,10 +435,10 @@ func (c *cegoPlayer) move(ctx context.Context, req moveRequest) (moveReply, erro
 		msg = fmt.Sprintf("%d %d %s", int64(req.ourTime), int64(req.oppTime), req.lastMove)
 	}
 	sent := time.Now()
-	if err := c.p.send(msg); err != nil {
+	if err := c.p.Send(msg); err != nil {
 		return moveReply{}, err
 	}
-	line, err := c.p.readLine(ctx, req.deadline)
+	line, err := c.p.ReadLine(ctx, req.deadline)
 	r := moveReply{elapsed: time.Since(sent)}
 	if err != nil {
 		return r, err
@@ -453,7 +453,7 @@ func (c *cegoPlayer) move(ctx context.Context, req moveRequest) (moveReply, erro
 
 func (c *cegoPlayer) endGame() {
 	if c.p != nil {
-		c.p.close("", 0)
+		c.p.Close("", 0)
 		c.p = nil
 	}
 }
