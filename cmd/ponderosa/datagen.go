@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
+)
+
+// dataEnv names the environment variable that says where NNUE training
+// data is kept between runs (a file path).
+const dataEnv = "PONDEROSA_NNUE_DATA"
+
+func defaultDataPath(env *Env) string {
+	if p := env.Getenv(dataEnv); p != "" {
+		return p
+	}
+	return filepath.Join("nnue-data", "selfplay.bin")
+}
+
+// cmdDatagen plays self-play games at a fixed node count and appends their
+// quiet positions, with search score and game result, to a data file for
+// the NNUE trainer. It runs until --games games are played or it is
+// interrupted; a later run appends to the same file.
+func cmdDatagen(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("datagen", "[--out FILE] [--workers N] [--nodes N] [--games N] [--random-plies N] [--seed S]", env)
+	out := fs.String("out", defaultDataPath(env), "data file to append to (default $"+dataEnv+", else nnue-data/selfplay.bin)")
+	workers := fs.Int("workers", 1, "games played at the same time (one search thread each)")
+	nodes := fs.Uint64("nodes", 5000, "node limit per move")
+	games := fs.Int("games", 0, "stop after this many games (0: until interrupted)")
+	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
+	seed := fs.Uint64("seed", 1, "random seed (mixed with the file's record count, so a resumed run plays new games)")
+	every := fs.Duration("progress", 30*time.Second, "interval of the progress lines")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *workers < 1 || *workers > 256 {
+		fmt.Fprintf(env.Stderr, "ponderosa datagen: --workers must be between 1 and 256, got %d\n", *workers)
+		return errUsage
+	}
+	if *randomPlies < 0 || *randomPlies > 40 {
+		fmt.Fprintf(env.Stderr, "ponderosa datagen: --random-plies must be between 0 and 40, got %d\n", *randomPlies)
+		return errUsage
+	}
+	if dir := filepath.Dir(*out); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("datagen: %w", err)
+		}
+	}
+	_, err := nnuedata.Generate(ctx, nnuedata.GenConfig{
+		Path: *out, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
+		Games: *games, Seed: *seed, Progress: env.Stdout, Every: *every,
+	})
+	if err != nil {
+		return fmt.Errorf("datagen: %w", err)
+	}
+	return nil
+}
