@@ -70,12 +70,14 @@ func TestDecodeRejects(t *testing.T) {
 	var b [RecordSize]byte
 	good.Encode(b[:])
 	cases := map[string]func(b []byte){
-		"result":        func(b []byte) { b[26] = 3 },
-		"side":          func(b []byte) { b[27] = 2 },
-		"reserved":      func(b []byte) { b[31] = 1 },
-		"piece code 0":  func(b []byte) { b[8] &^= 0x0f },
-		"piece code 7":  func(b []byte) { b[8] = b[8]&0xf0 | 7 },
-		"too many":      func(b []byte) { b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		"result":       func(b []byte) { b[26] = 3 },
+		"side":         func(b []byte) { b[27] = 2 },
+		"reserved":     func(b []byte) { b[31] = 1 },
+		"piece code 0": func(b []byte) { b[8] &^= 0x0f },
+		"piece code 7": func(b []byte) { b[8] = b[8]&0xf0 | 7 },
+		"too many": func(b []byte) {
+			b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+		},
 		"trailing code": func(b []byte) { b[4], b[5], b[6], b[7] = 0, 0, 0, 0; b[8] = 0x66 },
 	}
 	for name, corrupt := range cases {
