@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // unlimitedMillis is the clock value Lichess sends in games without a clock.
@@ -44,26 +46,36 @@ func firstMoveTime(initial time.Duration) time.Duration {
 	return min(max(initial/100, 50*time.Millisecond), time.Second)
 }
 
+// searchClock is what planSearch needs to know about our turn.
+type searchClock struct {
+	Kind     clockKind
+	Clock    clockState
+	Us       board.Color
+	OurMoves int           // moves we have made in the game (0 = our first move)
+	Initial  time.Duration // the clock's initial time
+	Overhead time.Duration // time lost per move outside the search (network, posting)
+	Waited   time.Duration // time already spent since the gameState arrived
+	// CorrMoveTime is the think time in correspondence and unlimited games.
+	CorrMoveTime time.Duration
+}
+
 // planSearch turns the clock into the search budget for our move.
-// white says which side we play; ourMoves is how many moves we have made
-// in the game (0 = our first move); initial is the clock's initial time;
-// overhead is the time lost per move outside the search (network, posting);
-// waited is the time already spent since the gameState arrived.
-func planSearch(kind clockKind, cs clockState, white bool, ourMoves int, initial, overhead, waited, corrMoveTime time.Duration) budget {
-	switch kind {
+func planSearch(in searchClock) budget {
+	switch in.Kind {
 	case correspondence, unlimited:
-		return budget{MoveTime: corrMoveTime, Safety: corrMoveTime + corrMoveTime/2}
+		return budget{MoveTime: in.CorrMoveTime, Safety: in.CorrMoveTime + in.CorrMoveTime/2}
 	}
-	if ourMoves == 0 {
-		mt := firstMoveTime(initial)
+	if in.OurMoves == 0 {
+		mt := firstMoveTime(in.Initial)
 		return budget{MoveTime: mt, Safety: 2 * mt}
 	}
+	cs := in.Clock
 	b := budget{WTime: cs.WTime, BTime: cs.BTime, WInc: cs.WInc, BInc: cs.BInc}
 	ours, inc := &b.WTime, b.WInc
-	if !white {
+	if in.Us == board.Black {
 		ours, inc = &b.BTime, b.BInc
 	}
-	*ours = usableClock(*ours-waited, inc, overhead)
+	*ours = usableClock(*ours-in.Waited, inc, in.Overhead)
 	// Never let a search run past a third of what is left (plus half the
 	// increment we get back): the engine stops before that when its time
 	// manager works, but it checks the clock every so many nodes, which

@@ -4,13 +4,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 const ms = time.Millisecond
 
 func TestPlanSearch(t *testing.T) {
 	cs := clockState{WTime: 60000 * ms, BTime: 55000 * ms, WInc: 1000 * ms, BInc: 1000 * ms}
-	b := planSearch(realTime, cs, true, 5, time.Minute, 80*ms, 3*ms, 20*time.Second)
+	b := planSearch(searchClock{Kind: realTime, Clock: cs, Us: board.White, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms, Waited: 3 * ms, CorrMoveTime: 20 * time.Second})
 	// The increment covers the overhead: no reserve.
 	if b.WTime != (60000-83)*ms || b.BTime != cs.BTime || b.WInc != cs.WInc || b.BInc != cs.BInc || b.MoveTime != 0 {
 		t.Errorf("white: %+v", b)
@@ -18,35 +20,35 @@ func TestPlanSearch(t *testing.T) {
 	if b.Safety <= 0 || b.Safety > b.WTime {
 		t.Errorf("safety %v", b.Safety)
 	}
-	b = planSearch(realTime, cs, false, 5, time.Minute, 80*ms, 0, 20*time.Second)
+	b = planSearch(searchClock{Kind: realTime, Clock: cs, Us: board.Black, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms, CorrMoveTime: 20 * time.Second})
 	if b.BTime != (55000-80)*ms || b.WTime != cs.WTime {
 		t.Errorf("black: %+v", b)
 	}
 	// No increment: the overhead of later moves is kept in reserve.
-	b = planSearch(realTime, clockState{WTime: 10 * time.Second, BTime: 10 * time.Second}, true, 5, time.Minute, 40*ms, 0, 0)
+	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 10 * time.Second, BTime: 10 * time.Second}, Us: board.White, OurMoves: 5, Initial: time.Minute, Overhead: 40 * ms})
 	if want := 10*time.Second - 40*ms - reserveMoves*40*ms; b.WTime != want {
 		t.Errorf("no increment: %v, want %v", b.WTime, want)
 	}
-	if b = planSearch(realTime, clockState{WTime: 900 * ms, BTime: 9 * time.Second}, true, 50, time.Minute, 40*ms, 0, 0); b.WTime != minClock {
+	if b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 900 * ms, BTime: 9 * time.Second}, Us: board.White, OurMoves: 50, Initial: time.Minute, Overhead: 40 * ms}); b.WTime != minClock {
 		t.Errorf("clock below the reserve: %v, want instant moves", b.WTime)
 	}
 	// Almost flagged: the engine still gets a positive clock.
-	b = planSearch(realTime, clockState{WTime: 30 * ms, BTime: 9000 * ms}, true, 40, time.Minute, 50*ms, 0, 0)
+	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 30 * ms, BTime: 9000 * ms}, Us: board.White, OurMoves: 40, Initial: time.Minute, Overhead: 50 * ms})
 	if b.WTime != minClock || b.Safety <= 0 {
 		t.Errorf("low clock: %+v", b)
 	}
 	// First move: a short fixed time, whatever the clock says.
-	b = planSearch(realTime, clockState{WTime: 180000 * ms, BTime: 180000 * ms}, true, 0, 3*time.Minute, 50*ms, 0, 0)
+	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 180000 * ms, BTime: 180000 * ms}, Us: board.White, Initial: 3 * time.Minute, Overhead: 50 * ms})
 	if b.MoveTime <= 0 || b.MoveTime > time.Second || b.WTime != 0 {
 		t.Errorf("first move: %+v", b)
 	}
-	b = planSearch(realTime, clockState{WTime: 15000 * ms, BTime: 15000 * ms}, false, 0, 15*time.Second, 50*ms, 0, 0)
+	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 15000 * ms, BTime: 15000 * ms}, Us: board.Black, Initial: 15 * time.Second, Overhead: 50 * ms})
 	if b.MoveTime != 150*ms {
 		t.Errorf("first move 1/4+0: %+v", b)
 	}
 	// Correspondence and unlimited: the configured time.
 	for _, k := range []clockKind{correspondence, unlimited} {
-		b = planSearch(k, clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, true, 3, 0, 50*ms, 0, 7*time.Second)
+		b = planSearch(searchClock{Kind: k, Clock: clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 7 * time.Second})
 		if b.MoveTime != 7*time.Second || b.Safety < b.MoveTime {
 			t.Errorf("kind %d: %+v", k, b)
 		}

@@ -446,7 +446,7 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 			s.stats.gameEnded(id, nil)
 			return // the engine may be in a bad state: do not reuse it
 		}
-		if !r.ended {
+		if r.phase != over {
 			s.stats.gameEnded(id, nil)
 		}
 		s.engines.put(eng)
