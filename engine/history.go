@@ -38,3 +38,28 @@ func histBonus(depth int) int {
 	}
 	return b
 }
+
+// quietScore is the history score of the quiet move m of piece pc by us:
+// its butterfly entry plus its entries in the continuation histories of the
+// moves one and two plies before (nil when there is none).
+func (h *history) quietScore(us board.Color, pc board.Piece, m board.Move, cont1, cont2 *contTable) int {
+	s := int(h.butterfly[us][m.From()][m.To()])
+	if cont1 != nil {
+		s += int(cont1[pc][m.To()])
+	}
+	if cont2 != nil {
+		s += int(cont2[pc][m.To()])
+	}
+	return s
+}
+
+// updateQuiet applies bonus to each entry that quietScore adds up.
+func (h *history) updateQuiet(us board.Color, pc board.Piece, m board.Move, cont1, cont2 *contTable, bonus int) {
+	gravity(&h.butterfly[us][m.From()][m.To()], bonus)
+	if cont1 != nil {
+		gravity(&cont1[pc][m.To()], bonus)
+	}
+	if cont2 != nil {
+		gravity(&cont2[pc][m.To()], bonus)
+	}
+}

@@ -26,7 +26,6 @@ type picker struct {
 	stage                     int
 	qs                        bool
 	qsChecks                  bool // in qs mode, also quiet moves that give check
-	skipQuiets                bool
 	ciOK                      bool // ci is filled for pos
 	ci                        board.CheckInfo
 	tt, killer1, killer2, ctr board.Move
@@ -56,7 +55,6 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 	p.stage = stageTT
 	p.qs = qs
 	p.qsChecks = false
-	p.skipQuiets = false
 	p.ciOK = false
 	p.tt = tt
 	p.killer1, p.killer2, p.ctr = killers[0], killers[1], counter
@@ -69,13 +67,8 @@ func (p *picker) init(pos *board.Position, tt board.Move, killers [2]board.Move,
 // seeValue are piece values for SEE, MVV-LVA and delta pruning.
 var seeValue = [8]int{0, 100, 320, 330, 500, 950, 20000, 0}
 
-// isQuietMove reports whether m is neither a capture nor a promotion.
-func (p *picker) isQuietMove(m board.Move) bool {
-	return !p.pos.IsCapture(m) && !m.IsPromotion()
-}
-
 // next returns the next move, or NoMove when there are no more.
-func (p *picker) next(w *worker) board.Move {
+func (p *picker) next() board.Move {
 	for {
 		switch p.stage {
 		case stageTT:
@@ -106,7 +99,7 @@ func (p *picker) next(w *worker) board.Move {
 				if m == p.tt {
 					continue
 				}
-				if !p.qs && !see(p.pos, m, -p.capScoreMargin(m)) {
+				if !p.qs && !see(p.pos, m, 0) {
 					p.bad[p.nBad] = m
 					p.nBad++
 					continue
@@ -122,23 +115,23 @@ func (p *picker) next(w *worker) board.Move {
 			}
 		case stageKiller1:
 			p.stage++
-			if !p.skipQuiets && p.usableQuiet(p.killer1) {
+			if p.usableQuiet(p.killer1) {
 				return p.killer1
 			}
 		case stageKiller2:
 			p.stage++
-			if !p.skipQuiets && p.killer2 != p.killer1 && p.usableQuiet(p.killer2) {
+			if p.killer2 != p.killer1 && p.usableQuiet(p.killer2) {
 				return p.killer2
 			}
 		case stageCounter:
 			p.stage++
-			if !p.skipQuiets && p.ctr != p.killer1 && p.ctr != p.killer2 && p.usableQuiet(p.ctr) {
+			if p.ctr != p.killer1 && p.ctr != p.killer2 && p.usableQuiet(p.ctr) {
 				return p.ctr
 			}
 		case stageGenQuiets:
 			p.genQuiets()
 		case stageQuiets:
-			for !p.skipQuiets && p.idx < p.n {
+			for p.idx < p.n {
 				m := pickBest(p.list[p.idx:p.n])
 				p.idx++
 				if m == p.tt || m == p.killer1 || m == p.killer2 || m == p.ctr {
@@ -165,30 +158,19 @@ func (p *picker) next(w *worker) board.Move {
 // genQuiets generates and scores the quiet moves and moves on to
 // stageQuiets.
 func (p *picker) genQuiets() {
-	p.n, p.idx = 0, 0
-	if !p.skipQuiets {
-		p.gen.N = 0
-		if p.qs {
-			p.pos.GenerateQuietChecks(&p.gen, p.checkInfo())
-		} else {
-			p.pos.GenerateQuiets(&p.gen)
-		}
-		moves := p.gen.Slice()
-		list := p.list[:len(moves)]
-		us := p.pos.SideToMove()
-		for i, m := range moves {
-			pc := p.pos.PieceAt(m.From())
-			s := int32(p.hist.butterfly[us][m.From()][m.To()])
-			if p.cont1 != nil {
-				s += int32(p.cont1[pc][m.To()])
-			}
-			if p.cont2 != nil {
-				s += int32(p.cont2[pc][m.To()])
-			}
-			list[i] = scoredMove{m, s}
-		}
-		p.n = len(moves)
+	p.gen.N = 0
+	if p.qs {
+		p.pos.GenerateQuietChecks(&p.gen, p.checkInfo())
+	} else {
+		p.pos.GenerateQuiets(&p.gen)
 	}
+	moves := p.gen.Slice()
+	list := p.list[:len(moves)]
+	us := p.pos.SideToMove()
+	for i, m := range moves {
+		list[i] = scoredMove{m, int32(p.hist.quietScore(us, p.pos.PieceAt(m.From()), m, p.cont1, p.cont2))}
+	}
+	p.n, p.idx = len(moves), 0
 	p.stage = stageQuiets
 }
 
@@ -217,9 +199,6 @@ func (p *picker) atQuiets() bool { return p.stage == stageGenQuiets || p.stage =
 // come in the same order as without it; the search only adds the count to
 // its move counter instead of picking the moves one by one.
 func (p *picker) dropQuiets(excluded board.Move) int {
-	if p.skipQuiets {
-		return 0
-	}
 	if p.stage == stageGenQuiets {
 		p.genQuiets()
 	}
@@ -263,9 +242,6 @@ func (p *picker) dropQuiets(excluded board.Move) int {
 	}
 	return n
 }
-
-// capScoreMargin lets slightly losing captures with good history stay "good".
-func (p *picker) capScoreMargin(board.Move) int { return 0 }
 
 // usableQuiet reports whether a killer/counter move may be tried here.
 func (p *picker) usableQuiet(m board.Move) bool {

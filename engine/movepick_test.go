@@ -61,7 +61,7 @@ func TestDropQuietsKeepsOrder(t *testing.T) {
 			n := 0
 			for {
 				inQuiets := ref.atQuiets()
-				m := ref.next(nil)
+				m := ref.next()
 				if m == board.NoMove {
 					break
 				}
@@ -85,7 +85,7 @@ func TestDropQuietsKeepsOrder(t *testing.T) {
 				if p.atQuiets() {
 					n += p.dropQuiets(excluded)
 				}
-				m := p.next(nil)
+				m := p.next()
 				if m == board.NoMove {
 					break
 				}

@@ -43,6 +43,14 @@ type ttHit struct {
 	pv    bool
 }
 
+// cuts reports whether the entry decides, without a search, a node searched
+// to depth with the window (alpha, beta); s is its score adjusted to the
+// node's ply.
+func (h ttHit) cuts(s Score, depth int, alpha, beta Score) bool {
+	return h.depth >= depth && s != NoScore &&
+		(h.bound == BoundExact || (h.bound == BoundLower && s >= beta) || (h.bound == BoundUpper && s <= alpha))
+}
+
 type transTable struct {
 	buckets []ttBucket
 	gen     uint8
