@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // TestPolyglotKeys checks the key function and the random table against
@@ -138,9 +138,9 @@ func TestBookInGame(t *testing.T) {
 		key          uint64
 		move, weight uint16
 	}{{PolyglotKey(&start), pgMove("g1", "f3"), 1}})
-	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_BOOK": path})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_BOOK": path})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	h.waitAccepted(id)
 	h.waitFor("first move", 10*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 1 })
 	if g, _ := h.srv.Game(id); g.Moves[0] != "g1f3" {
@@ -152,7 +152,7 @@ func TestBookInGame(t *testing.T) {
 
 func TestBookMissingNamed(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_BOOK": filepath.Join(t.TempDir(), "nope.bin")})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_BOOK": filepath.Join(t.TempDir(), "nope.bin")})
 	svc := newService(h.cfg, h.client, Options{})
 	err := svc.Run(context.Background())
 	if err == nil || !strings.HasPrefix(err.Error(), "PONDEROSA_BOOK: ") {

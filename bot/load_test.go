@@ -17,7 +17,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 func envInt(name string, def int) int {
@@ -49,7 +49,7 @@ func TestManyGames(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("PONDEROSA_LOAD_INCREMENT")); err == nil {
 		inc = d
 	}
-	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300), OpponentDelay: 5 * time.Millisecond},
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(300), OpponentDelay: 5 * time.Millisecond},
 		map[string]string{"PONDEROSA_MAX_GAMES": strconv.Itoa(conc), "PONDEROSA_QUEUE": strconv.Itoa(conc),
 			"PONDEROSA_THREADS": "2", "PONDEROSA_LOG_LEVEL": "info"})
 	h.srv.SetLatency(30 * time.Millisecond)
@@ -79,7 +79,7 @@ func TestManyGames(t *testing.T) {
 	for range conc {
 		players.Go(func() {
 			for int(next.Add(1)) <= games && !t.Failed() {
-				id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: clock, ClockIncrement: inc})
+				id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: clock, ClockIncrement: inc})
 				ctxDeadline := 3*clock + time.Minute
 				h.waitFor("accepted", 30*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
 				if st, reason := h.challengeStatus(id); st != "accepted" {
@@ -127,11 +127,11 @@ func TestManyGames(t *testing.T) {
 // TestStatusEndpoint reads /healthz, /status and /metrics while a game runs.
 func TestStatusEndpoint(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(200))}, nil)
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(50*time.Millisecond, sparringEngine(200))}, nil)
 	h.start()
 	ts := httptest.NewServer(h.svc.stats.handler())
 	defer ts.Close()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	h.waitAccepted(id)
 	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
 	get := func(path string) (int, string) {
@@ -179,7 +179,7 @@ func TestStatusEndpoint(t *testing.T) {
 // TestGamePanicIsolated makes one game panic: that game is resigned, the
 // other game and the service carry on.
 func TestGamePanicIsolated(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(20*time.Millisecond, sparringEngine(200))}, nil)
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(20*time.Millisecond, sparringEngine(200))}, nil)
 	var victim atomic.Value
 	victim.Store("")
 	h.start()
@@ -188,10 +188,10 @@ func TestGamePanicIsolated(t *testing.T) {
 			panic(fmt.Sprintf("injected failure in %s", id))
 		}
 	}
-	a := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "black"})
+	a := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "black"})
 	victim.Store(a)
 	h.waitAccepted(a)
-	b := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 8 * time.Second})
+	b := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 8 * time.Second})
 	h.waitAccepted(b)
 	ga := h.waitOver(a, 30*time.Second)
 	if ga.Status != "resign" || ga.Winner == ga.BotColor {
@@ -202,7 +202,7 @@ func TestGamePanicIsolated(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "game crashed") {
 		t.Error("crash not logged")
 	}
-	c := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
+	c := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 5 * time.Second})
 	h.waitAccepted(c)
 	h.waitFor("new game played", 30*time.Second, func() bool { g, _ := h.srv.Game(c); return len(g.Moves) >= 4 || g.Over() })
 	for _, id := range []string{b, c} {
@@ -232,7 +232,7 @@ func tailLines(logs, substr string, n int) string {
 // adds to a move beyond the search: median and maximum over all moves, and
 // the move request's round trip. Run it with -benchtime=5x for five games.
 func BenchmarkGameLatency(b *testing.B) {
-	srv := lichesstest.New(lichesstest.Options{Opponent: sparringEngine(300), OpponentDelay: time.Millisecond})
+	srv := fakelichess.New(fakelichess.Options{Opponent: sparringEngine(300), OpponentDelay: time.Millisecond})
 	defer srv.Close()
 	cfg := benchConfig(b, srv)
 	client := newTestClient(srv, cfg)
@@ -245,7 +245,7 @@ func BenchmarkGameLatency(b *testing.B) {
 	<-ready
 	b.ResetTimer()
 	for range b.N {
-		id := srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
+		id := srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
 		wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		g, err := srv.WaitGameOver(wctx, id)
 		wcancel()
@@ -266,7 +266,7 @@ func BenchmarkGameLatency(b *testing.B) {
 	b.ReportMetric(float64(snap.Moves)/float64(b.N), "moves/game")
 }
 
-func benchConfig(b *testing.B, srv *lichesstest.Server) config.Config {
+func benchConfig(b *testing.B, srv *fakelichess.Server) config.Config {
 	m := map[string]string{"LICHESS_URL": srv.URL(), "LICHESS_TOKEN": srv.Token(), "PONDEROSA_THREADS": "1",
 		"PONDEROSA_HASH_MB": "16", "PONDEROSA_PGN_DIR": "none", "PONDEROSA_SPEEDS": "ultraBullet,bullet",
 		"PONDEROSA_GREETING": "none", "PONDEROSA_GREETING_SPECTATOR": "none"}

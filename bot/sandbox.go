@@ -13,7 +13,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // SandboxOptions configure RunSandbox.
@@ -52,7 +52,7 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	if o.Clock+40*o.Increment < 30*time.Second {
 		return Snapshot{}, fmt.Errorf("sandbox: %s is UltraBullet, which the policy declines: use clock + 40×increment of at least 30s", tcString(o.Clock, o.Increment))
 	}
-	srv := lichesstest.New(lichesstest.Options{Opponent: sparringEngine(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
+	srv := fakelichess.New(fakelichess.Options{Opponent: sparringEngine(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
 	defer srv.Close()
 	cfg.URL, cfg.Token = srv.URL(), config.NewSecret(srv.Token())
 	client := lichess.New(lichess.Options{BaseURL: cfg.URL, Token: cfg.Token.Reveal(), UserAgent: o.Version + " (sandbox)", Logger: o.Logger})
@@ -74,11 +74,11 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	// Challenges the default policy declines, to show the reasons.
 	declined := []struct {
 		label string
-		spec  lichesstest.ChallengeSpec
+		spec  fakelichess.ChallengeSpec
 	}{
-		{"Bob, atomic 3+2", lichesstest.ChallengeSpec{Challenger: lichesstest.Player{Name: "Bob"}, Variant: "atomic", ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second}},
-		{"Carol, UltraBullet 1/4+0", lichesstest.ChallengeSpec{Challenger: lichesstest.Player{Name: "Carol"}, ClockLimit: 15 * time.Second}},
-		{"Dave, correspondence 3 days", lichesstest.ChallengeSpec{Challenger: lichesstest.Player{Name: "Dave"}, Days: 3}},
+		{"Bob, atomic 3+2", fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Bob"}, Variant: "atomic", ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second}},
+		{"Carol, UltraBullet 1/4+0", fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol"}, ClockLimit: 15 * time.Second}},
+		{"Dave, correspondence 3 days", fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Dave"}, Days: 3}},
 	}
 	var declinedIDs []string
 	for _, d := range declined {
@@ -86,12 +86,12 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	}
 	var ids []string
 	for i := range o.Games {
-		spec := lichesstest.ChallengeSpec{ClockLimit: o.Clock, ClockIncrement: o.Increment, Rated: i%2 == 0}
+		spec := fakelichess.ChallengeSpec{ClockLimit: o.Clock, ClockIncrement: o.Increment, Rated: i%2 == 0}
 		if i%2 == 0 {
-			spec.Challenger = lichesstest.Player{Name: "Alice", Rating: 1650}
+			spec.Challenger = fakelichess.Player{Name: "Alice", Rating: 1650}
 			spec.Color = "black"
 		} else {
-			spec.Challenger = lichesstest.Player{Name: "SparringBot", Title: "BOT", Rating: 1900}
+			spec.Challenger = fakelichess.Player{Name: "SparringBot", Title: "BOT", Rating: 1900}
 			spec.Variant = "chess960"
 			spec.Color = "white"
 		}
@@ -150,7 +150,7 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	return snap, nil
 }
 
-func botResult(g lichesstest.GameInfo) string {
+func botResult(g fakelichess.GameInfo) string {
 	switch {
 	case g.Status == "started":
 		return "-"
@@ -171,7 +171,7 @@ func tcString(base, inc time.Duration) string {
 
 // sparringEngine is an opponent for the fake server: the real engine at a
 // fixed node budget, one engine per concurrent game.
-func sparringEngine(nodes uint64) lichesstest.Opponent {
+func sparringEngine(nodes uint64) fakelichess.Opponent {
 	pool := sync.Pool{New: func() any { return engine.New(engine.Options{HashMB: 4, Threads: 1}) }}
 	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
 		e := pool.Get().(*engine.Engine)

@@ -12,28 +12,28 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // quietWhite is a scripted white opponent that shuffles its knights (a
 // level game for a while), then plays on with the engine.
-func quietWhite() lichesstest.Opponent {
-	return lichesstest.Scripted([]string{"g1f3", "b1c3", "f3g1", "c3b1", "g1f3", "b1c3", "f3g1", "c3b1"}, sparringEngine(500))
+func quietWhite() fakelichess.Opponent {
+	return fakelichess.Scripted([]string{"g1f3", "b1c3", "f3g1", "c3b1", "g1f3", "b1c3", "f3g1", "c3b1"}, sparringEngine(500))
 }
 
 func TestDeclineReasonsDefaultConfig(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_SPEEDS": "bullet,blitz,rapid,classical"})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_SPEEDS": "bullet,blitz,rapid,classical"})
 	h.start()
 	cases := []struct {
 		name string
-		spec lichesstest.ChallengeSpec
+		spec fakelichess.ChallengeSpec
 		want string
 	}{
-		{"ultraBullet", lichesstest.ChallengeSpec{ClockLimit: 15 * time.Second}, ReasonTooFast},
-		{"correspondence", lichesstest.ChallengeSpec{Days: 3}, ReasonTimeControl},
-		{"unlimited", lichesstest.ChallengeSpec{}, ReasonTimeControl},
-		{"atomic", lichesstest.ChallengeSpec{Variant: "atomic", ClockLimit: 3 * time.Minute}, ReasonVariant},
+		{"ultraBullet", fakelichess.ChallengeSpec{ClockLimit: 15 * time.Second}, ReasonTooFast},
+		{"correspondence", fakelichess.ChallengeSpec{Days: 3}, ReasonTimeControl},
+		{"unlimited", fakelichess.ChallengeSpec{}, ReasonTimeControl},
+		{"atomic", fakelichess.ChallengeSpec{Variant: "atomic", ClockLimit: 3 * time.Minute}, ReasonVariant},
 	}
 	for _, tc := range cases {
 		id := h.srv.Challenge(tc.spec)
@@ -46,7 +46,7 @@ func TestDeclineReasonsDefaultConfig(t *testing.T) {
 
 func TestDeclineReasonsConfigured(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(50*time.Millisecond, sparringEngine(300))}, map[string]string{
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(50*time.Millisecond, sparringEngine(300))}, map[string]string{
 		"PONDEROSA_VARIANTS":      "standard",
 		"PONDEROSA_ACCEPT_BOTS":   "false",
 		"PONDEROSA_ACCEPT_CASUAL": "false",
@@ -55,8 +55,8 @@ func TestDeclineReasonsConfigured(t *testing.T) {
 		"PONDEROSA_BLOCK":         "mallory",
 	})
 	h.start()
-	rated := lichesstest.ChallengeSpec{ClockLimit: 3 * time.Minute, Rated: true}
-	decline := func(name string, spec lichesstest.ChallengeSpec, want string) {
+	rated := fakelichess.ChallengeSpec{ClockLimit: 3 * time.Minute, Rated: true}
+	decline := func(name string, spec fakelichess.ChallengeSpec, want string) {
 		t.Helper()
 		id := h.srv.Challenge(spec)
 		h.waitFor(name+" answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
@@ -68,13 +68,13 @@ func TestDeclineReasonsConfigured(t *testing.T) {
 	s960.Variant = "chess960"
 	decline("chess960", s960, ReasonStandard)
 	bot := rated
-	bot.Challenger = lichesstest.Player{Name: "OtherBot", Title: "BOT"}
+	bot.Challenger = fakelichess.Player{Name: "OtherBot", Title: "BOT"}
 	decline("bot", bot, ReasonNoBot)
 	casual := rated
 	casual.Rated = false
 	decline("casual", casual, ReasonRated)
 	blocked := rated
-	blocked.Challenger = lichesstest.Player{Name: "Mallory"}
+	blocked.Challenger = fakelichess.Player{Name: "Mallory"}
 	decline("blocked", blocked, ReasonGeneric)
 
 	// One game at a time, no queue: the second challenge gets "later".
@@ -90,9 +90,9 @@ func TestDeclineReasonsConfigured(t *testing.T) {
 
 func TestQueueWhileBusy(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"})
 	h.start()
-	spec := lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: sparringEngine(200)}
+	spec := fakelichess.ChallengeSpec{ClockLimit: 20 * time.Second, Opponent: sparringEngine(200)}
 	a := h.srv.Challenge(spec)
 	h.waitAccepted(a)
 	b := h.srv.Challenge(spec)
@@ -111,9 +111,9 @@ func TestQueueWhileBusy(t *testing.T) {
 }
 
 func TestConcurrentGamesAndPGN(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(300)}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
 	h.start()
-	specs := []lichesstest.ChallengeSpec{
+	specs := []fakelichess.ChallengeSpec{
 		{ClockLimit: 8 * time.Second, ClockIncrement: 100 * time.Millisecond, Color: "white"},
 		{ClockLimit: 8 * time.Second, ClockIncrement: 100 * time.Millisecond, Variant: "chess960", Color: "black"},
 	}
@@ -149,10 +149,10 @@ func TestConcurrentGamesAndPGN(t *testing.T) {
 
 func TestDrawOffers(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, map[string]string{
+	h := setup(t, fakelichess.Options{}, map[string]string{
 		"PONDEROSA_DRAW_MIN_MOVE": "1", "PONDEROSA_DRAW_MOVES": "1", "PONDEROSA_DRAW_SCORE": "300"})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
 	h.waitFor("two bot moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
 	if err := h.srv.OpponentOfferDraw(id); err != nil {
@@ -166,9 +166,9 @@ func TestDrawOffers(t *testing.T) {
 
 func TestDrawDeclinedEarlyAndTakebackDeclined(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, nil) // defaults: no draw before move 30, no takebacks
+	h := setup(t, fakelichess.Options{}, nil) // defaults: no draw before move 30, no takebacks
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
 	h.waitFor("bot moved", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
 	if err := h.srv.OpponentOfferDraw(id); err != nil {
@@ -196,10 +196,10 @@ func TestDrawDeclinedEarlyAndTakebackDeclined(t *testing.T) {
 
 func TestAbortWhenOpponentNeverMoves(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{FirstMoveTimeout: time.Minute}, map[string]string{"PONDEROSA_ABORT_AFTER": "5s"})
+	h := setup(t, fakelichess.Options{FirstMoveTimeout: time.Minute}, map[string]string{"PONDEROSA_ABORT_AFTER": "5s"})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white",
-		Opponent: lichesstest.Slow(time.Hour, lichesstest.RandomMover(1))})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white",
+		Opponent: fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))})
 	h.waitAccepted(id)
 	g := h.waitOver(id, 20*time.Second)
 	if g.Status != "aborted" || h.srv.CountRequests("POST", "/api/bot/game/"+id+"/abort") == 0 {
@@ -209,9 +209,9 @@ func TestAbortWhenOpponentNeverMoves(t *testing.T) {
 
 func TestClaimVictory(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{ClaimWinAfter: time.Second}, nil)
+	h := setup(t, fakelichess.Options{ClaimWinAfter: time.Second}, nil)
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
 	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
 	if err := h.srv.OpponentLeave(id); err != nil {
@@ -225,9 +225,9 @@ func TestClaimVictory(t *testing.T) {
 
 func TestChatCommands(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, nil)
+	h := setup(t, fakelichess.Options{}, nil)
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
 	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
 	for _, cmd := range []string{"!name", "!eval", "!help"} {
@@ -246,9 +246,9 @@ func TestChatCommands(t *testing.T) {
 }
 
 func TestStreamDropsMidGame(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)}, nil)
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(300)}, nil)
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 10 * time.Second, ClockIncrement: 100 * time.Millisecond})
 	h.waitAccepted(id)
 	stop := make(chan struct{})
 	var drops atomic.Int32
@@ -275,10 +275,10 @@ func TestStreamDropsMidGame(t *testing.T) {
 }
 
 func TestRestartResumesGame(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(100*time.Millisecond, sparringEngine(300))},
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(100*time.Millisecond, sparringEngine(300))},
 		map[string]string{"PONDEROSA_SHUTDOWN": "leave"})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 12 * time.Second, ClockIncrement: 100 * time.Millisecond})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 12 * time.Second, ClockIncrement: 100 * time.Millisecond})
 	h.waitAccepted(id)
 	h.waitFor("some moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 6 })
 	if err := h.stop(); err != nil {
@@ -305,10 +305,10 @@ func TestRestartResumesGame(t *testing.T) {
 }
 
 func TestShutdownWaitsForGames(t *testing.T) {
-	h := setup(t, lichesstest.Options{Opponent: sparringEngine(300)},
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(300)},
 		map[string]string{"PONDEROSA_SHUTDOWN": "wait", "PONDEROSA_DRAIN_TIMEOUT": "2m"})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 5 * time.Second})
 	h.waitAccepted(id)
 	h.waitFor("started", 10*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
 	if err := h.stop(); err != nil {
@@ -320,7 +320,7 @@ func TestShutdownWaitsForGames(t *testing.T) {
 	}
 	checkFair(t, g)
 	// Challenges after shutdown are not accepted: the event stream is closed.
-	late := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	late := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	time.Sleep(100 * time.Millisecond)
 	if st, _ := h.challengeStatus(late); st != "created" {
 		t.Errorf("challenge after shutdown: %s", st)
@@ -351,15 +351,15 @@ func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
 
 func TestRateLimitedMove(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{Opponent: lichesstest.Slow(300*time.Millisecond, sparringEngine(300))}, nil)
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(300*time.Millisecond, sparringEngine(300))}, nil)
 	clock := &virtualClock{}
 	h.client = lichess.New(lichess.Options{BaseURL: h.cfg.URL, Token: h.cfg.Token.Reveal(), Clock: clock,
 		ReconnectMin: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond})
 	defer h.client.Close()
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "white"})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "white"})
 	h.waitAccepted(id)
-	h.srv.InjectFault(lichesstest.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 429})
+	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 429})
 	h.waitFor("some moves", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 6 })
 	clock.mu.Lock()
 	longest := clock.longest
@@ -380,15 +380,15 @@ func TestRateLimitedMove(t *testing.T) {
 func TestMatchmaking(t *testing.T) {
 	t.Parallel()
 	var answers atomic.Int32
-	h := setup(t, lichesstest.Options{
+	h := setup(t, fakelichess.Options{
 		// The first bot challenged says "later", the next one accepts.
-		AnswerChallenge: func(c lichesstest.ChallengeInfo) string {
+		AnswerChallenge: func(c fakelichess.ChallengeInfo) string {
 			if answers.Add(1) == 1 {
 				return "later"
 			}
 			return ""
 		},
-		Opponent: lichesstest.Slow(100*time.Millisecond, sparringEngine(100)),
+		Opponent: fakelichess.Slow(100*time.Millisecond, sparringEngine(100)),
 	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
 		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "1+0", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
 	h.start()
@@ -402,7 +402,7 @@ func TestMatchmaking(t *testing.T) {
 		}
 		return false
 	})
-	var first lichesstest.ChallengeInfo
+	var first fakelichess.ChallengeInfo
 	for _, c := range h.srv.Challenges() {
 		if !c.Incoming && c.Status == "declined" {
 			first = c
@@ -422,10 +422,10 @@ func TestMatchmaking(t *testing.T) {
 
 func TestResignWhenHopeless(t *testing.T) {
 	t.Parallel()
-	h := setup(t, lichesstest.Options{}, map[string]string{"PONDEROSA_RESIGN": "true", "PONDEROSA_RESIGN_MOVES": "2"})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_RESIGN": "true", "PONDEROSA_RESIGN_MOVES": "2"})
 	h.start()
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Variant: "fromPosition",
-		FEN: "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1", Opponent: lichesstest.Scripted([]string{"a1a2", "b1b2", "a2a3"}, sparringEngine(100))})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Variant: "fromPosition",
+		FEN: "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1", Opponent: fakelichess.Scripted([]string{"a1a2", "b1b2", "a2a3"}, sparringEngine(100))})
 	h.waitAccepted(id)
 	g := h.waitOver(id, 30*time.Second)
 	if g.Status != "resign" || g.Winner != "white" || len(g.Moves) > 6 {

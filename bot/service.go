@@ -6,7 +6,7 @@
 // the learned move overhead, the draw/resign judge, chat commands and PGN
 // records — are plain functions and types tested on their own. Service ties
 // them to the Lichess client and the engine; its tests run the real client
-// against the fake Lichess server (lichess/lichesstest) over loopback HTTP.
+// against the fake Lichess server (lichess/fakelichess) over loopback HTTP.
 package bot
 
 import (

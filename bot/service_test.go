@@ -16,7 +16,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -45,7 +45,7 @@ func (s *syncBuffer) String() string {
 // harness is a fake Lichess, the real client and a running Service.
 type harness struct {
 	t      *testing.T
-	srv    *lichesstest.Server
+	srv    *fakelichess.Server
 	client *lichess.Client
 	cfg    config.Config
 	svc    *Service
@@ -56,9 +56,9 @@ type harness struct {
 
 // setup starts a fake Lichess with opts; env adds settings to the bot's
 // config. The service is not started: call h.start.
-func setup(t *testing.T, opts lichesstest.Options, env map[string]string) *harness {
+func setup(t *testing.T, opts fakelichess.Options, env map[string]string) *harness {
 	t.Helper()
-	srv := lichesstest.New(opts)
+	srv := fakelichess.New(opts)
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv, logs: &syncBuffer{}}
 	m := map[string]string{
@@ -84,7 +84,7 @@ func setup(t *testing.T, opts lichesstest.Options, env map[string]string) *harne
 	return h
 }
 
-func newTestClient(srv *lichesstest.Server, cfg config.Config) *lichess.Client {
+func newTestClient(srv *fakelichess.Server, cfg config.Config) *lichess.Client {
 	return lichess.New(lichess.Options{
 		BaseURL: cfg.URL, Token: cfg.Token.Reveal(),
 		// Many fast games at once: the fake has no request quota.
@@ -132,7 +132,7 @@ func (h *harness) stop() error {
 }
 
 // waitOver waits for a game to end.
-func (h *harness) waitOver(id string, within time.Duration) lichesstest.GameInfo {
+func (h *harness) waitOver(id string, within time.Duration) fakelichess.GameInfo {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -145,7 +145,7 @@ func (h *harness) waitOver(id string, within time.Duration) lichesstest.GameInfo
 
 // play sends a challenge, checks that the bot accepts it, and waits for
 // the game to end.
-func (h *harness) play(spec lichesstest.ChallengeSpec, within time.Duration) lichesstest.GameInfo {
+func (h *harness) play(spec fakelichess.ChallengeSpec, within time.Duration) fakelichess.GameInfo {
 	h.t.Helper()
 	id := h.srv.Challenge(spec)
 	h.waitAccepted(id)
@@ -184,7 +184,7 @@ func (h *harness) challengeStatus(id string) (string, string) {
 }
 
 // checkFair fails when the bot lost on time or played an illegal move.
-func checkFair(t *testing.T, g lichesstest.GameInfo) {
+func checkFair(t *testing.T, g fakelichess.GameInfo) {
 	t.Helper()
 	if g.Status == "outoftime" && g.Winner != g.BotColor {
 		t.Errorf("game %s: bot lost on time after %d moves (clocks %v/%v)", g.ID, len(g.Moves), g.WTime, g.BTime)
@@ -195,9 +195,9 @@ func checkFair(t *testing.T, g lichesstest.GameInfo) {
 }
 
 func TestPlaysAGame(t *testing.T) {
-	h := setup(t, lichesstest.Options{}, nil)
+	h := setup(t, fakelichess.Options{}, nil)
 	h.start()
-	g := h.play(lichesstest.ChallengeSpec{ClockLimit: 5 * time.Second, ClockIncrement: 100 * time.Millisecond}, 90*time.Second)
+	g := h.play(fakelichess.ChallengeSpec{ClockLimit: 5 * time.Second, ClockIncrement: 100 * time.Millisecond}, 90*time.Second)
 	checkFair(t, g)
 	if len(g.Moves) < 2 {
 		t.Errorf("only %d moves", len(g.Moves))

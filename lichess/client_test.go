@@ -9,7 +9,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // next receives from ch until a value of type T arrives.
@@ -34,7 +34,7 @@ func next[T any, E any](t *testing.T, ch <-chan E) T {
 }
 
 func TestAccountAndUserAgent(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
 	u, err := e.c.Account(ctx)
 	if err != nil {
@@ -60,7 +60,7 @@ func TestAccountAndUserAgent(t *testing.T) {
 }
 
 func TestUpgradeToBot(t *testing.T) {
-	e := setup(t, lichesstest.Options{NotBot: true}, lichess.Options{})
+	e := setup(t, fakelichess.Options{NotBot: true}, lichess.Options{})
 	ctx := testCtx(t)
 	u, err := e.c.Account(ctx)
 	if err != nil || u.IsBot() {
@@ -79,7 +79,7 @@ func TestUpgradeToBot(t *testing.T) {
 }
 
 func TestOnlineBotsAndOngoing(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
 	bots, err := e.c.OnlineBots(ctx, 2)
 	if err != nil {
@@ -92,7 +92,7 @@ func TestOnlineBotsAndOngoing(t *testing.T) {
 	if err != nil || len(games) != 0 {
 		t.Fatalf("ongoing = %v, %v", games, err)
 	}
-	id := e.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "white"})
+	id := e.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white"})
 	if err := e.c.AcceptChallenge(ctx, id); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestOnlineBotsAndOngoing(t *testing.T) {
 }
 
 func TestChallengeEvents(t *testing.T) {
-	e := setup(t, lichesstest.Options{AnswerChallenge: func(c lichesstest.ChallengeInfo) string {
+	e := setup(t, fakelichess.Options{AnswerChallenge: func(c fakelichess.ChallengeInfo) string {
 		if c.Spec.Rated {
 			return "casual"
 		}
@@ -116,8 +116,8 @@ func TestChallengeEvents(t *testing.T) {
 	}}, lichess.Options{})
 	ctx := testCtx(t)
 	// A challenge sent before the stream opens is replayed on connect.
-	first := e.srv.Challenge(lichesstest.ChallengeSpec{
-		Challenger: lichesstest.Player{Name: "SomeBot", Title: "BOT", Rating: 2100},
+	first := e.srv.Challenge(fakelichess.ChallengeSpec{
+		Challenger: fakelichess.Player{Name: "SomeBot", Title: "BOT", Rating: 2100},
 		ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, Rated: true, Color: "white",
 	})
 	events, errc := e.c.StreamEvents(ctx)
@@ -146,7 +146,7 @@ func TestChallengeEvents(t *testing.T) {
 		t.Fatalf("accepting a declined challenge: %v", err)
 	}
 
-	second := e.srv.Challenge(lichesstest.ChallengeSpec{Variant: "chess960", Days: 3})
+	second := e.srv.Challenge(fakelichess.ChallengeSpec{Variant: "chess960", Days: 3})
 	ch = next[*lichess.ChallengeEvent](t, events)
 	if ch.Challenge.ID != second || ch.Challenge.Variant.Key != lichess.VariantChess960 || ch.Challenge.InitialFEN == "" ||
 		ch.Challenge.TimeControl.Type != "correspondence" || ch.Challenge.TimeControl.DaysPerTurn != 3 {
@@ -206,7 +206,7 @@ func TestChallengeEvents(t *testing.T) {
 
 func TestBotQuota429(t *testing.T) {
 	clock := newFakeClock()
-	e := setup(t, lichesstest.Options{BotGameQuota: 1}, lichess.Options{Clock: clock})
+	e := setup(t, fakelichess.Options{BotGameQuota: 1}, lichess.Options{Clock: clock})
 	ctx := testCtx(t)
 	if _, err := e.c.CreateChallenge(ctx, "fakebot1", lichess.ChallengeParams{ClockLimit: 60}); err != nil {
 		t.Fatal(err)

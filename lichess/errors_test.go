@@ -9,16 +9,16 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // TestRateLimitPause: after a 429 no request of the client reaches the
 // server for a full 60 seconds (on an injected clock), streams included.
 func TestRateLimitPause(t *testing.T) {
 	clock := newFakeClock()
-	e := setup(t, lichesstest.Options{}, lichess.Options{Clock: clock})
+	e := setup(t, fakelichess.Options{}, lichess.Options{Clock: clock})
 	ctx := testCtx(t)
-	e.srv.InjectFault(lichesstest.Fault{Path: "/api/account", Status: http.StatusTooManyRequests})
+	e.srv.InjectFault(fakelichess.Fault{Path: "/api/account", Status: http.StatusTooManyRequests})
 	_, err := e.c.Account(ctx)
 	var rl *lichess.RateLimitError
 	if !errors.As(err, &rl) || rl.RetryAfter != time.Minute || !rl.Until.Equal(clock.Now().Add(time.Minute)) {
@@ -60,7 +60,7 @@ func TestRateLimitPause(t *testing.T) {
 }
 
 func TestUnauthorized(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{Token: "lip_wrongSecretToken123"})
+	e := setup(t, fakelichess.Options{}, lichess.Options{Token: "lip_wrongSecretToken123"})
 	ctx := testCtx(t)
 	_, err := e.c.Account(ctx)
 	if !errors.Is(err, lichess.ErrUnauthorized) || !lichess.IsFatal(err) {
@@ -80,7 +80,7 @@ func TestUnauthorized(t *testing.T) {
 		t.Fatalf("%d event stream attempts after a 401, want 1", n)
 	}
 	// 403 (missing scope) is the same.
-	e.srv.InjectFault(lichesstest.Fault{Status: http.StatusForbidden, Body: `{"error":"Missing scope"}`})
+	e.srv.InjectFault(fakelichess.Fault{Status: http.StatusForbidden, Body: `{"error":"Missing scope"}`})
 	if err := e.c.Abort(ctx, "x"); !errors.Is(err, lichess.ErrUnauthorized) || !strings.Contains(err.Error(), "Missing scope") {
 		t.Fatalf("403: %v", err)
 	}
@@ -90,11 +90,11 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestRetries(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	path := "/api/bot/game/" + id + "/move/"
-	e.srv.InjectFault(lichesstest.Fault{Path: path, Status: http.StatusServiceUnavailable, Count: 2})
+	e.srv.InjectFault(fakelichess.Fault{Path: path, Status: http.StatusServiceUnavailable, Count: 2})
 	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
 		t.Fatalf("move after two 503s: %v", err)
 	}
@@ -104,14 +104,14 @@ func TestRetries(t *testing.T) {
 	stateWith(t, events, nMoves(2))
 
 	// Four 502s exhaust 1+3 attempts: the last error is returned.
-	e.srv.InjectFault(lichesstest.Fault{Path: path, Status: http.StatusBadGateway, Count: 4})
+	e.srv.InjectFault(fakelichess.Fault{Path: path, Status: http.StatusBadGateway, Count: 4})
 	var ae *lichess.APIError
 	if err := e.c.Move(ctx, id, "d2d4", false); !errors.As(err, &ae) || ae.Status != 502 || !ae.Temporary() {
 		t.Fatalf("move after four 502s: %v", err)
 	}
 
 	// Creating a challenge is never retried.
-	e.srv.InjectFault(lichesstest.Fault{Path: "/api/challenge/fakebot1", Status: 500})
+	e.srv.InjectFault(fakelichess.Fault{Path: "/api/challenge/fakebot1", Status: 500})
 	if _, err := e.c.CreateChallenge(ctx, "fakebot1", lichess.ChallengeParams{ClockLimit: 60}); !errors.As(err, &ae) || ae.Status != 500 {
 		t.Fatalf("challenge after a 500: %v", err)
 	}
@@ -121,9 +121,9 @@ func TestRetries(t *testing.T) {
 }
 
 func TestMoveTimeoutRetries(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{MoveTimeout: 50 * time.Millisecond, Retries: 1})
+	e := setup(t, fakelichess.Options{}, lichess.Options{MoveTimeout: 50 * time.Millisecond, Retries: 1})
 	ctx := testCtx(t)
-	id, _, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id, _, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	e.srv.SetLatency(300 * time.Millisecond)
 	err := e.c.Move(ctx, id, "e2e4", false)
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -139,10 +139,10 @@ func TestMoveTimeoutRetries(t *testing.T) {
 }
 
 func TestEventStreamReconnects(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
 	events, errc := e.c.WatchEvents(ctx)
-	id := e.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	id := e.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	if ch := next[*lichess.ChallengeEvent](t, events); ch.Challenge.ID != id {
 		t.Fatalf("challenge %s, want %s", ch.Challenge.ID, id)
 	}
@@ -165,7 +165,7 @@ func TestEventStreamReconnects(t *testing.T) {
 		t.Errorf("idle stream not logged: %s", e.log.String())
 	}
 	// A 503 on reconnect is retried too.
-	e.srv.InjectFault(lichesstest.Fault{Path: "/api/stream/event", Status: 503, Count: 2})
+	e.srv.InjectFault(fakelichess.Fault{Path: "/api/stream/event", Status: 503, Count: 2})
 	e.srv.DropStreams()
 	next[*lichess.GameStartEvent](t, events)
 	if n := e.srv.CountRequests("GET", "/api/stream/event"); n != 6 {
@@ -179,13 +179,13 @@ func TestEventStreamReconnects(t *testing.T) {
 }
 
 func TestWatchEndsWithContext(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx, cancel := context.WithCancel(testCtx(t))
 	events, errc := e.c.WatchEvents(ctx)
 	if err := e.srv.WaitUntil(ctx, e.srv.EventStreamOpen); err != nil {
 		t.Fatal(err)
 	}
-	id := e.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+	id := e.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	if err := e.c.AcceptChallenge(ctx, id); err != nil {
 		t.Fatal(err)
 	}

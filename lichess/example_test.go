@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // Example shows the shape of a bot loop against the fake server: accept a
 // challenge, play the game from its stream, stop when it is over.
 func Example() {
-	srv := lichesstest.New(lichesstest.Options{Seed: 1})
+	srv := fakelichess.New(fakelichess.Options{Seed: 1})
 	defer srv.Close()
 	c := lichess.New(lichess.Options{BaseURL: srv.URL(), Token: srv.Token(), UserAgent: "example-bot/1.0"})
 	defer c.Close()
@@ -25,8 +25,8 @@ func Example() {
 		return
 	}
 	// The challenger takes black and plays the fool's mate replies.
-	srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black",
-		Opponent: lichesstest.Scripted([]string{"e7e5", "d8h4"}, nil)})
+	srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black",
+		Opponent: fakelichess.Scripted([]string{"e7e5", "d8h4"}, nil)})
 
 	ours := []string{"f2f3", "g2g4"}
 	events, errc := c.WatchEvents(ctx)

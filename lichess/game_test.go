@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // startGame scripts a challenge, accepts it and opens the game stream.
-func startGame(t *testing.T, e *env, spec lichesstest.ChallengeSpec) (string, <-chan lichess.GameEvent, <-chan error, *lichess.GameFull) {
+func startGame(t *testing.T, e *env, spec fakelichess.ChallengeSpec) (string, <-chan lichess.GameEvent, <-chan error, *lichess.GameFull) {
 	t.Helper()
 	ctx := testCtx(t)
 	id := e.srv.Challenge(spec)
@@ -51,11 +51,11 @@ func nMoves(n int) func(*lichess.GameState) bool {
 }
 
 func TestPlayToMate(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, errc, full := startGame(t, e, lichesstest.ChallengeSpec{
+	id, events, errc, full := startGame(t, e, fakelichess.ChallengeSpec{
 		ClockLimit: time.Minute, ClockIncrement: time.Second, Color: "black",
-		Opponent: lichesstest.Scripted([]string{"e7e5", "d8h4"}, nil),
+		Opponent: fakelichess.Scripted([]string{"e7e5", "d8h4"}, nil),
 	})
 	if ourColor(full, "ponderosa") != lichess.White || full.Clock == nil || full.Clock.Initial != 60000 ||
 		full.Clock.Increment != 1000 || full.InitialFEN != "startpos" || full.Speed != lichess.SpeedBullet ||
@@ -98,9 +98,9 @@ func TestPlayToMate(t *testing.T) {
 }
 
 func TestIllegalMoveAndTurn(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	var me *lichess.MoveError
 	if err := e.c.Move(ctx, id, "e2e5", false); !errors.As(err, &me) || me.Message != "Invalid UCI: e2e5" || me.Move != "e2e5" {
 		t.Fatalf("illegal move: %v", err)
@@ -119,14 +119,14 @@ func TestIllegalMoveAndTurn(t *testing.T) {
 }
 
 func TestChatDrawTakebackGone(t *testing.T) {
-	e := setup(t, lichesstest.Options{
+	e := setup(t, fakelichess.Options{
 		ClaimWinAfter:  200 * time.Millisecond,
-		AcceptTakeback: func(lichesstest.GameInfo) bool { return true },
+		AcceptTakeback: func(fakelichess.GameInfo) bool { return true },
 	}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{
+	id, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{
 		ClockLimit: 5 * time.Minute, Color: "black",
-		Opponent: lichesstest.Scripted([]string{"e7e5", "g8f6", "b8c6", "f8c5"}, nil),
+		Opponent: fakelichess.Scripted([]string{"e7e5", "g8f6", "b8c6", "f8c5"}, nil),
 	})
 
 	if err := e.c.Chat(ctx, id, "", "Good luck!"); err != nil {
@@ -214,10 +214,10 @@ func TestChatDrawTakebackGone(t *testing.T) {
 }
 
 func TestDrawOfferWithMove(t *testing.T) {
-	e := setup(t, lichesstest.Options{AcceptDraw: func(lichesstest.GameInfo) bool { return true }}, lichess.Options{})
+	e := setup(t, fakelichess.Options{AcceptDraw: func(fakelichess.GameInfo) bool { return true }}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black",
-		Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil)})
+	id, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black",
+		Opponent: fakelichess.Scripted([]string{"e7e5", "b8c6"}, nil)})
 	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
 		t.Fatal(err)
 	}
@@ -235,11 +235,11 @@ func TestDrawOfferWithMove(t *testing.T) {
 }
 
 func TestFlagFallAndIncrement(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{
+	id, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{
 		ClockLimit: 700 * time.Millisecond, ClockIncrement: time.Second, Color: "black",
-		Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil),
+		Opponent: fakelichess.Scripted([]string{"e7e5", "b8c6"}, nil),
 	})
 	if err := e.c.Move(ctx, id, "e2e4", false); err != nil {
 		t.Fatal(err)
@@ -263,9 +263,9 @@ func TestFlagFallAndIncrement(t *testing.T) {
 }
 
 func TestFirstMoveAbortAndResign(t *testing.T) {
-	quick := setup(t, lichesstest.Options{FirstMoveTimeout: 150 * time.Millisecond}, lichess.Options{})
+	quick := setup(t, fakelichess.Options{FirstMoveTimeout: 150 * time.Millisecond}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, _, full := startGame(t, quick, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id, events, _, full := startGame(t, quick, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	if full.State.Expiration == nil || full.State.Expiration.MillisToMove != 150 {
 		t.Fatalf("expiration = %+v", full.State.Expiration)
 	}
@@ -278,10 +278,10 @@ func TestFirstMoveAbortAndResign(t *testing.T) {
 		t.Fatalf("abort after the end: %v", err)
 	}
 
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 
 	// Resigning an abortable game aborts it.
-	id2, ev2, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id2, ev2, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	if err := e.c.Resign(ctx, id2); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestFirstMoveAbortAndResign(t *testing.T) {
 	}
 
 	// After two plies abort fails and resign resigns.
-	id3, ev3, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	id3, ev3, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	if err := e.c.Move(ctx, id3, "e2e4", false); err != nil {
 		t.Fatal(err)
 	}
@@ -307,10 +307,10 @@ func TestFirstMoveAbortAndResign(t *testing.T) {
 }
 
 func TestChess960(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{})
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
 	ctx := testCtx(t)
-	fen := lichesstest.Chess960FEN(518 - 4*4) // bishops moved: not the standard start
-	id, events, _, full := startGame(t, e, lichesstest.ChallengeSpec{Variant: "chess960", FEN: fen, ClockLimit: time.Minute, Color: "black"})
+	fen := fakelichess.Chess960FEN(518 - 4*4) // bishops moved: not the standard start
+	id, events, _, full := startGame(t, e, fakelichess.ChallengeSpec{Variant: "chess960", FEN: fen, ClockLimit: time.Minute, Color: "black"})
 	if full.Variant.Key != lichess.VariantChess960 || full.InitialFEN != fen {
 		t.Fatalf("gameFull = %+v", full)
 	}
@@ -325,9 +325,9 @@ func TestChess960(t *testing.T) {
 // TestFullGame plays whole games with the first legal move against the
 // fake's default opponent, through reconnects, until they end by the rules.
 func TestFullGameWithDrops(t *testing.T) {
-	e := setup(t, lichesstest.Options{OpponentDelay: time.Millisecond}, lichess.Options{})
+	e := setup(t, fakelichess.Options{OpponentDelay: time.Millisecond}, lichess.Options{})
 	ctx := testCtx(t)
-	id, events, errc, full := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: 10 * time.Minute, Color: "random"})
+	id, events, errc, full := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: 10 * time.Minute, Color: "random"})
 	us := ourColor(full, "ponderosa")
 	drops := 0
 	state := &full.State
@@ -390,9 +390,9 @@ func TestFullGameWithDrops(t *testing.T) {
 }
 
 func TestDrawAcceptClaimDrawOpponentResign(t *testing.T) {
-	e := setup(t, lichesstest.Options{ClaimWinAfter: 100 * time.Millisecond}, lichess.Options{})
+	e := setup(t, fakelichess.Options{ClaimWinAfter: 100 * time.Millisecond}, lichess.Options{})
 	ctx := testCtx(t)
-	spec := lichesstest.ChallengeSpec{ClockLimit: time.Minute, Color: "black", Opponent: lichesstest.Scripted([]string{"e7e5", "b8c6"}, nil)}
+	spec := fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black", Opponent: fakelichess.Scripted([]string{"e7e5", "b8c6"}, nil)}
 
 	// Accepting the opponent's draw offer ends the game.
 	id, events, _, _ := startGame(t, e, spec)
@@ -467,8 +467,8 @@ func TestDrawAcceptClaimDrawOpponentResign(t *testing.T) {
 // the doubling backoff a failing stream gets (the bot's clock may be
 // running). Every logged wait stays within ReconnectMin's ±50% jitter.
 func TestGameStreamReconnectsAtOnce(t *testing.T) {
-	e := setup(t, lichesstest.Options{}, lichess.Options{ReconnectMin: 40 * time.Millisecond, ReconnectMax: 10 * time.Second})
-	_, events, _, _ := startGame(t, e, lichesstest.ChallengeSpec{ClockLimit: 10 * time.Minute})
+	e := setup(t, fakelichess.Options{}, lichess.Options{ReconnectMin: 40 * time.Millisecond, ReconnectMax: 10 * time.Second})
+	_, events, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: 10 * time.Minute})
 	const drops = 5
 	for i := 0; i < drops; i++ {
 		e.srv.DropStreams()

@@ -11,7 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -35,14 +35,14 @@ func (s *syncBuffer) String() string {
 }
 
 type env struct {
-	srv *lichesstest.Server
+	srv *fakelichess.Server
 	c   *lichess.Client
 	log *syncBuffer
 }
 
 // setup starts a fake Lichess with fast keep-alives and a client with short
 // timeouts; both are closed when the test ends.
-func setup(t *testing.T, fo lichesstest.Options, co lichess.Options) *env {
+func setup(t *testing.T, fo fakelichess.Options, co lichess.Options) *env {
 	t.Helper()
 	if fo.KeepAlive == 0 {
 		fo.KeepAlive = 30 * time.Millisecond
@@ -50,7 +50,7 @@ func setup(t *testing.T, fo lichesstest.Options, co lichess.Options) *env {
 	if fo.Seed == 0 {
 		fo.Seed = 7
 	}
-	srv := lichesstest.New(fo)
+	srv := fakelichess.New(fo)
 	logs := &syncBuffer{}
 	co.BaseURL = srv.URL()
 	if co.Token == "" {

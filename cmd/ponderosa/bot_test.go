@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/config"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 func runBot(t *testing.T, getenv map[string]string, args ...string) (string, string, error) {
@@ -72,7 +72,7 @@ func TestBotSandboxRejectsUltraBullet(t *testing.T) {
 }
 
 func TestBotUpgradeAgainstFake(t *testing.T) {
-	srv := lichesstest.New(lichesstest.Options{NotBot: true})
+	srv := fakelichess.New(fakelichess.Options{NotBot: true})
 	defer srv.Close()
 	t.Chdir(t.TempDir())
 	getenv := map[string]string{"LICHESS_URL": srv.URL(), "LICHESS_TOKEN": srv.Token()}

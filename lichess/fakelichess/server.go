@@ -1,4 +1,4 @@
-// Package lichesstest is an in-process fake Lichess: an HTTP server on the
+// Package fakelichess is an in-process fake Lichess: an HTTP server on the
 // loopback interface that speaks the Bot API's JSON and ndjson (the subset a
 // bot uses), with the real rules of chess (engine/board), server-side clocks
 // with increment and flag fall, first-move abort timers, keep-alive lines,
@@ -10,16 +10,16 @@
 // It serves tests of the lichess client and the bot, and `ponderosa bot
 // --sandbox`. It needs no *testing.T:
 //
-//	srv := lichesstest.New(lichesstest.Options{})
+//	srv := fakelichess.New(fakelichess.Options{})
 //	defer srv.Close()
 //	client := lichess.New(lichess.Options{BaseURL: srv.URL(), Token: srv.Token()})
-//	srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: time.Minute})
+//	srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 //
 // JSON shapes follow the official OpenAPI spec (lichess-org/api doc/specs)
 // field by field: times in gameState and gameFull.clock are milliseconds,
 // challenge time controls and secondsLeft are seconds, the event-stream
 // status is an {id, name} object and the game-stream status a bare name.
-package lichesstest
+package fakelichess
 
 import (
 	"context"
@@ -645,4 +645,4 @@ func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 }
 
 // errClosed is returned by helpers once the server is closed.
-var errClosed = errors.New("lichesstest: server closed")
+var errClosed = errors.New("fakelichess: server closed")

@@ -1,4 +1,4 @@
-package lichesstest
+package fakelichess
 
 import (
 	"context"

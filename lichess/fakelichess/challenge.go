@@ -1,4 +1,4 @@
-package lichesstest
+package fakelichess
 
 import (
 	"fmt"
@@ -213,7 +213,7 @@ func (s *Server) CancelChallenge(id string) error {
 	defer s.mu.Unlock()
 	c := s.challenges[id]
 	if c == nil || c.status != "created" {
-		return fmt.Errorf("lichesstest: no pending challenge %q", id)
+		return fmt.Errorf("fakelichess: no pending challenge %q", id)
 	}
 	c.status = "canceled"
 	s.pushEvent(c.event("challengeCanceled", s))
@@ -263,7 +263,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !playable(c.spec.Variant) {
-		writeError(w, http.StatusBadRequest, "lichesstest: this fake cannot play "+c.spec.Variant)
+		writeError(w, http.StatusBadRequest, "fakelichess: this fake cannot play "+c.spec.Variant)
 		return
 	}
 	s.startFromChallenge(c)

@@ -1,4 +1,4 @@
-package lichesstest
+package fakelichess
 
 import (
 	"context"
@@ -469,7 +469,7 @@ func (s *Server) opponentMove(g *game, gen int) {
 	}
 	pos := g.g.Position()
 	if !pos.IsLegal(m) {
-		s.opts.Logger.Error("lichesstest: opponent chose an illegal move; it resigns", "game", g.id, "move", m.String())
+		s.opts.Logger.Error("fakelichess: opponent chose an illegal move; it resigns", "game", g.id, "move", m.String())
 		s.finish(g, statusResign, colorName(color.Other()))
 		return
 	}
@@ -500,7 +500,7 @@ func (s *Server) play(g *game, m board.Move, color board.Color) {
 		g.times[color] = left + g.inc
 	}
 	if err := g.g.Play(m); err != nil {
-		s.opts.Logger.Error("lichesstest: playing a checked move failed", "err", err)
+		s.opts.Logger.Error("fakelichess: playing a checked move failed", "err", err)
 		return
 	}
 	g.moves = append(g.moves, uci)
@@ -819,10 +819,10 @@ func (s *Server) opGame(id string) (*game, error) {
 	}
 	g := s.games[id]
 	if g == nil {
-		return nil, fmt.Errorf("lichesstest: no game %q", id)
+		return nil, fmt.Errorf("fakelichess: no game %q", id)
 	}
 	if g.status != statusStarted {
-		return nil, fmt.Errorf("lichesstest: game %s is over (%s)", id, g.status)
+		return nil, fmt.Errorf("fakelichess: game %s is over (%s)", id, g.status)
 	}
 	return g, nil
 }
@@ -858,7 +858,7 @@ func (s *Server) OpponentProposeTakeback(gameID string) error {
 		return err
 	}
 	if len(g.moves) == 0 {
-		return fmt.Errorf("lichesstest: nothing to take back in %s", gameID)
+		return fmt.Errorf("fakelichess: nothing to take back in %s", gameID)
 	}
 	g.takeback[g.botColor.Other()] = true
 	s.pushGame(g.id, g.stateJSON(s, time.Now()))

@@ -1,4 +1,4 @@
-package lichesstest
+package fakelichess
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ func (s *Server) push(sb *sub, v any) {
 	if v != nil {
 		b, err := json.Marshal(v)
 		if err != nil {
-			s.opts.Logger.Error("lichesstest: encoding line", "err", err)
+			s.opts.Logger.Error("fakelichess: encoding line", "err", err)
 			return
 		}
 		line = b
@@ -46,7 +46,7 @@ func (s *Server) push(sb *sub, v any) {
 	select {
 	case sb.lines <- line:
 	default:
-		s.opts.Logger.Warn("lichesstest: stream reader too slow, closing it")
+		s.opts.Logger.Warn("fakelichess: stream reader too slow, closing it")
 		sb.kick()
 	}
 }

@@ -1,4 +1,4 @@
-package lichesstest_test
+package fakelichess_test
 
 import (
 	"bufio"
@@ -14,18 +14,18 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestChess960FEN(t *testing.T) {
-	if got := lichesstest.Chess960FEN(518); got != board.StartFEN {
+	if got := fakelichess.Chess960FEN(518); got != board.StartFEN {
 		t.Fatalf("position 518 = %s", got)
 	}
 	seen := map[string]bool{}
 	for n := range 960 {
-		fen := lichesstest.Chess960FEN(n)
+		fen := fakelichess.Chess960FEN(n)
 		if seen[fen] {
 			t.Fatalf("position %d repeats %s", n, fen)
 		}
@@ -46,7 +46,7 @@ func TestChess960FEN(t *testing.T) {
 // package lichess.
 type raw struct {
 	t     *testing.T
-	srv   *lichesstest.Server
+	srv   *fakelichess.Server
 	token string
 }
 
@@ -141,14 +141,14 @@ func isInt(t *testing.T, what string, v any) {
 // GameStatus, GameEventOpponent, ChallengeJson, ChallengeDeclinedJson,
 // TimeControl, ChatLineEvent, OpponentGoneEvent, api-account-playing).
 func TestSpecShapes(t *testing.T) {
-	srv := lichesstest.New(lichesstest.Options{KeepAlive: 20 * time.Millisecond, ClaimWinAfter: time.Second, Seed: 3})
+	srv := fakelichess.New(fakelichess.Options{KeepAlive: 20 * time.Millisecond, ClaimWinAfter: time.Second, Seed: 3})
 	defer srv.Close()
 	r := raw{t: t, srv: srv, token: srv.Token()}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 
-	id := srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, Color: "black", Rated: true,
-		Opponent: lichesstest.Scripted([]string{"e7e5"}, nil)})
+	id := srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, Color: "black", Rated: true,
+		Opponent: fakelichess.Scripted([]string{"e7e5"}, nil)})
 	events := r.stream(ctx, "/api/stream/event")
 	ev := requireKeys(t, "challenge event", events(), "type", "challenge", "compat")
 	ch := requireKeys(t, "ChallengeJson", ev["challenge"], "id", "url", "status", "challenger", "destUser", "variant", "rated", "speed", "timeControl", "color", "perf")
@@ -254,7 +254,7 @@ func TestSpecShapes(t *testing.T) {
 	}
 
 	// A declined challenge carries the reason text and key.
-	id2 := srv.Challenge(lichesstest.ChallengeSpec{Days: 2})
+	id2 := srv.Challenge(fakelichess.ChallengeSpec{Days: 2})
 	c2 := requireKeys(t, "challenge event", events(), "challenge")["challenge"].(map[string]any)
 	tc2 := requireKeys(t, "corr timeControl", c2["timeControl"], "type", "daysPerTurn")
 	onlyKeys(t, "corr timeControl", tc2, "type", "daysPerTurn")
@@ -283,10 +283,10 @@ func TestCastlingNotation(t *testing.T) {
 		{"fromPosition", false, []string{"e1c1"}, "e1a1"},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
-			srv := lichesstest.New(lichesstest.Options{LegacyCastling: tc.legacy, Seed: 1})
+			srv := fakelichess.New(fakelichess.Options{LegacyCastling: tc.legacy, Seed: 1})
 			defer srv.Close()
 			r := raw{t: t, srv: srv, token: srv.Token()}
-			id := srv.Challenge(lichesstest.ChallengeSpec{Variant: tc.variant, FEN: fen, ClockLimit: time.Minute, Color: "black"})
+			id := srv.Challenge(fakelichess.ChallengeSpec{Variant: tc.variant, FEN: fen, ClockLimit: time.Minute, Color: "black"})
 			if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 200 {
 				t.Fatalf("accept: %d", st)
 			}
@@ -304,10 +304,10 @@ func TestCastlingNotation(t *testing.T) {
 }
 
 func TestFaultsAndAuth(t *testing.T) {
-	srv := lichesstest.New(lichesstest.Options{Seed: 2})
+	srv := fakelichess.New(fakelichess.Options{Seed: 2})
 	defer srv.Close()
 	r := raw{t: t, srv: srv, token: srv.Token()}
-	srv.InjectFault(lichesstest.Fault{Method: "GET", Path: "/api/account", Status: 502, Count: 2})
+	srv.InjectFault(fakelichess.Fault{Method: "GET", Path: "/api/account", Status: 502, Count: 2})
 	for _, want := range []int{502, 502, 200} {
 		if st, _ := r.do("GET", "/api/account", ""); st != want {
 			t.Fatalf("account: %d, want %d", st, want)
@@ -327,10 +327,10 @@ func TestFaultsAndAuth(t *testing.T) {
 }
 
 func TestUnplayableVariantAndRematch(t *testing.T) {
-	srv := lichesstest.New(lichesstest.Options{Seed: 4})
+	srv := fakelichess.New(fakelichess.Options{Seed: 4})
 	defer srv.Close()
 	r := raw{t: t, srv: srv, token: srv.Token()}
-	id := srv.Challenge(lichesstest.ChallengeSpec{Variant: "crazyhouse", ClockLimit: 3 * time.Minute, RematchOf: "oldgame1"})
+	id := srv.Challenge(fakelichess.ChallengeSpec{Variant: "crazyhouse", ClockLimit: 3 * time.Minute, RematchOf: "oldgame1"})
 	st, body := r.do("GET", "/api/challenge", "")
 	var list struct{ In []map[string]any }
 	if err := json.Unmarshal(body, &list); st != 200 || err != nil || len(list.In) != 1 {
@@ -349,7 +349,7 @@ func TestUnplayableVariantAndRematch(t *testing.T) {
 }
 
 func TestRequestRateLimit(t *testing.T) {
-	srv := lichesstest.New(lichesstest.Options{MaxRequestsPerMinute: 3, Seed: 5})
+	srv := fakelichess.New(fakelichess.Options{MaxRequestsPerMinute: 3, Seed: 5})
 	defer srv.Close()
 	r := raw{t: t, srv: srv, token: srv.Token()}
 	for i, want := range []int{200, 200, 200, 429, 429} {

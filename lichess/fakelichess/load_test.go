@@ -1,4 +1,4 @@
-package lichesstest_test
+package fakelichess_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // playRandom plays one game as the bot with random legal moves through the
@@ -92,7 +92,7 @@ func TestManyGames(t *testing.T) {
 	if os.Getenv("PONDEROSA_LONG") == "1" {
 		games, parallel, limit = 200, 4, 15*time.Second
 	}
-	srv := lichesstest.New(lichesstest.Options{OpponentDelay: time.Millisecond, KeepAlive: 50 * time.Millisecond, Seed: 11})
+	srv := fakelichess.New(fakelichess.Options{OpponentDelay: time.Millisecond, KeepAlive: 50 * time.Millisecond, Seed: 11})
 	defer srv.Close()
 	c := lichess.New(lichess.Options{BaseURL: srv.URL(), Token: srv.Token(), ReconnectMin: 5 * time.Millisecond,
 		Limiter:          rate.NewLimiter(500, 50),
@@ -107,7 +107,7 @@ func TestManyGames(t *testing.T) {
 	variants := []string{"standard", "chess960", "standard", "fromPosition"}
 	for i := range games {
 		sem <- struct{}{}
-		spec := lichesstest.ChallengeSpec{ClockLimit: limit, Variant: variants[i%4]}
+		spec := fakelichess.ChallengeSpec{ClockLimit: limit, Variant: variants[i%4]}
 		if spec.Variant == "fromPosition" {
 			spec.FEN = "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/R3K2R w KQkq - 0 1"
 		}
