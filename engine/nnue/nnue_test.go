@@ -1,0 +1,282 @@
+package nnue
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// randomFloatNet returns a network with random weights in ranges like a
+// trained one's: accumulators spread over the activation's interesting
+// range [0, 1].
+func randomFloatNet(h int, seed uint64) *FloatNet {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	f := NewFloatNet(h)
+	for i := range f.FTW {
+		f.FTW[i] = float32(rng.NormFloat64() * 0.08)
+	}
+	for i := range f.FTB {
+		f.FTB[i] = float32(0.3 + rng.NormFloat64()*0.1)
+	}
+	for i := range f.OutW {
+		f.OutW[i] = float32(rng.NormFloat64() * 0.15)
+	}
+	f.OutB = 0.05
+	return f
+}
+
+var testFENs = []string{
+	board.StartFEN,
+	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+	"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+	"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+	"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+	"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+}
+
+// randomWalk plays up to plies random legal moves from fen, calling f
+// before each move with the position and the move.
+func randomWalk(t testing.TB, rng *rand.Rand, fen string, plies int, f func(pos *board.Position, m board.Move)) {
+	pos, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range plies {
+		var ml board.MoveList
+		pos.GenerateLegal(&ml)
+		if ml.N == 0 {
+			return
+		}
+		m := ml.Moves[rng.IntN(ml.N)]
+		f(&pos, m)
+		var child board.Position
+		pos.MakeMove(m, &child)
+		pos = child
+	}
+}
+
+func TestQuantisedMatchesFloat(t *testing.T) {
+	fn := randomFloatNet(64, 1)
+	net, err := fn.Quantize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deq := dequantize(net)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var n int
+	var sumErr, maxErr, sumBound float64
+	for n < 3000 {
+		randomWalk(t, rng, testFENs[n%len(testFENs)], 60, func(pos *board.Position, _ board.Move) {
+			want := fn.EvaluatePosition(pos)
+			got := float64(net.EvaluatePosition(pos))
+			d := math.Abs(got - want)
+			sumErr += d
+			maxErr = max(maxErr, d)
+			// Against the float network with the quantised weights the
+			// integer path is exact but for float32 rounding and the
+			// truncating divisions (under 1 cp each).
+			if dq := deq.EvaluatePosition(pos); math.Abs(got-dq) > 2+1e-4*math.Abs(dq) {
+				t.Fatalf("%s: quantised %v, float with the same weights %.3f", pos.FEN(), got, dq)
+			}
+			bound := quantBound(fn, pos)
+			sumBound += bound
+			if d > bound {
+				t.Fatalf("%s: quantised %v, float %.2f: error above the bound %.2f", pos.FEN(), got, want, bound)
+			}
+			n++
+		})
+	}
+	t.Logf("%d positions: mean |error| %.2f cp, max %.2f cp, mean bound %.2f cp", n, sumErr/float64(n), maxErr, sumBound/float64(n))
+}
+
+// dequantize returns the float network whose weights are exactly those
+// of n.
+func dequantize(n *Network) *FloatNet {
+	f := NewFloatNet(n.hidden)
+	f.Scale = int(n.scale)
+	for i, v := range n.ftW {
+		f.FTW[i] = float32(v) / QA
+	}
+	for i, v := range n.ftB {
+		f.FTB[i] = float32(v) / QA
+	}
+	for i, v := range n.outW {
+		f.OutW[i] = float32(v) / QB
+	}
+	f.OutB = float32(n.outB) / (QA * QB)
+	return f
+}
+
+// quantBound returns the largest error, in centipawns, that rounding the
+// weights of fn can cause on pos: each accumulator is off by at most e =
+// (features+1)·½/QA; the activation's slope is at most 2·(|a|+e) clipped
+// to 2; each output weight is off by at most ½/QB; the output bias by
+// ½/(QA·QB); the integer divisions truncate (at most 1 unit of the output
+// scale and 1 centipawn).
+func quantBound(fn *FloatNet, pos *board.Position) float64 {
+	stm := pos.SideToMove()
+	feats := [2][]int{Features(nil, pos, stm), Features(nil, pos, stm^1)}
+	h := fn.Hidden
+	var logit float64
+	for side, fs := range feats {
+		e := float64(len(fs)+1) * 0.5 / QA
+		for j := 0; j < h; j++ {
+			a := float64(fn.FTB[j])
+			for _, f := range fs {
+				a += float64(fn.FTW[f*h+j])
+			}
+			w := math.Abs(float64(fn.OutW[side*h+j]))
+			slope := min(2*(math.Abs(a)+e), 2)
+			act := min(max(a+e, 0), 1)
+			act *= act
+			logit += slope*e*w + act*0.5/QB + 1.0/QA*(w+0.5/QB)
+		}
+	}
+	logit += 0.5/(QA*QB) + 1.0/(QA*QB)
+	return logit*float64(fn.Scale) + 1
+}
+
+func checkIncremental(t testing.TB, net *Network, rng *rand.Rand, fen string, plies int) {
+	acc := [2]Accumulator{net.NewAccumulator(), net.NewAccumulator()}
+	fresh := net.NewAccumulator()
+	pos0, _ := board.ParseFEN(fen)
+	net.Refresh(&acc[0], &pos0)
+	i := 0
+	randomWalk(t, rng, fen, plies, func(pos *board.Position, m board.Move) {
+		src, dst := &acc[i&1], &acc[(i+1)&1]
+		net.Update(dst, src, pos, m)
+		var child board.Position
+		pos.MakeMove(m, &child)
+		net.Refresh(&fresh, &child)
+		for c := board.White; c <= board.Black; c++ {
+			if !slicesEqual(dst.Values(c), fresh.Values(c)) {
+				t.Fatalf("after %s %s: incremental accumulator (%v) differs from a refresh", pos.FEN(), pos.UCI(m), c)
+			}
+		}
+		i++
+	})
+}
+
+func slicesEqual(a, b []int16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestIncrementalMatchesRefresh(t *testing.T) {
+	net, err := randomFloatNet(32, 5).Quantize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 7))
+	for i := range 200 {
+		checkIncremental(t, net, rng, testFENs[i%len(testFENs)], 80)
+	}
+}
+
+func FuzzIncremental(f *testing.F) {
+	net, err := randomFloatNet(16, 9).Quantize()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := range testFENs {
+		f.Add(uint64(i), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, which uint8) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		checkIncremental(t, net, rng, testFENs[int(which)%len(testFENs)], 30)
+	})
+}
+
+func TestEvaluateSymmetric(t *testing.T) {
+	// The same position with colours swapped (board flipped, other side
+	// to move) evaluates the same: the perspective is the side to move.
+	net, err := randomFloatNet(32, 8).Quantize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	b, _ := board.ParseFEN("rnbqkb1r/pppp1ppp/5n2/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 2 3")
+	if x, y := net.EvaluatePosition(&a), net.EvaluatePosition(&b); x != y {
+		t.Fatalf("mirrored positions: %d and %d", x, y)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	net, err := randomFloatNet(16, 3).Quantize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := net.MarshalBinary()
+	back, err := Parse(good)
+	if err != nil {
+		t.Fatalf("parsing a marshalled network: %v", err)
+	}
+	if back.ID() != net.ID() || back.ID() == "" {
+		t.Fatalf("ids %q and %q", back.ID(), net.ID())
+	}
+	mod := func(f func(b []byte) []byte) []byte {
+		b := bytes.Clone(good)
+		return f(b)
+	}
+	fixCRC := func(b []byte) []byte {
+		body := len(b) - 4
+		binary.LittleEndian.PutUint32(b[body:], crc32Of(b[:body]))
+		return b
+	}
+	cases := map[string][]byte{
+		"empty":      {},
+		"header":     good[:headerSize-1],
+		"truncated":  good[:len(good)-1],
+		"trailing":   append(bytes.Clone(good), 0),
+		"magic":      mod(func(b []byte) []byte { b[0] = 'X'; return b }),
+		"version":    mod(func(b []byte) []byte { b[8] = 2; return fixCRC(b) }),
+		"hidden":     mod(func(b []byte) []byte { b[12] = 17; return b }),
+		"hidden big": mod(func(b []byte) []byte { b[14] = 1; return b }),
+		"qa":         mod(func(b []byte) []byte { b[16]++; return b }),
+		"scale":      mod(func(b []byte) []byte { b[20], b[21] = 0, 0; return b }),
+		"corrupted":  mod(func(b []byte) []byte { b[headerSize+100] ^= 1; return b }),
+		"weight":     mod(func(b []byte) []byte { b[headerSize+1] = 0x7f; return fixCRC(b) }),
+	}
+	for name, b := range cases {
+		if _, err := Parse(b); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: got %v, want ErrFormat", name, err)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	net, err := randomFloatNet(16, 3).Quantize()
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, _ := net.MarshalBinary()
+	f.Add(good)
+	f.Add(good[:headerSize])
+	f.Add(good[:len(good)-3])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := Parse(b)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error not wrapping ErrFormat: %v", err)
+			}
+			return
+		}
+		// A network that parses evaluates without panicking.
+		pos := board.StartPosition()
+		_ = n.EvaluatePosition(&pos)
+	})
+}
