@@ -161,7 +161,8 @@ func (p *Process) Send(line string) error {
 	_, err := io.WriteString(p.stdin, line+"\n")
 	p.writeMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("engine %s: write %q: %w (%w)", p.name, truncate(line), ErrExited, err)
+		// The process is gone (or going): say how it ended.
+		return fmt.Errorf("write %q: %w", truncate(line), p.Err())
 	}
 	return nil
 }
