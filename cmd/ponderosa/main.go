@@ -2,7 +2,7 @@
 //
 // With no arguments it speaks UCI on standard input and output, so chess GUIs
 // can run the binary as it is. Subcommands: uci, bot, cego, perft, bench,
-// match, datagen, version. Run "ponderosa help" for the list and
+// match, datagen, train, version. Run "ponderosa help" for the list and
 // "ponderosa COMMAND --help" for the flags of one.
 package main
 
@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"uci":         {"speak UCI on standard input and output (the default)", cmdUCI},
 	"cego":        {"play one game as a CEGO revision 1 engine on standard input and output", cmdCEGO},
 	"datagen":     {"self-play games whose quiet positions become NNUE training data", cmdDatagen},
+	"train":       {"train an NNUE on datagen's data and export the quantised network", cmdTrain},
 	"match":       {"play engines against each other (UCI or CEGO): W/L/D, Elo, pentanomial, SPRT", cmdMatch},
 }
 

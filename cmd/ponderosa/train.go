@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/internal/nnuetrain"
+)
+
+// cmdTrain trains an NNUE on datagen's data, printing the losses per
+// epoch, saving a checkpoint (resumed from when it exists) and the
+// quantised network after every epoch.
+func cmdTrain(ctx context.Context, args []string, env *Env) error {
+	fs := newFlagSet("train", "[--data FILE] --out NET [--checkpoint FILE] [--hidden N] [--epochs E] [--lambda L] ...", env)
+	var c nnuetrain.Config
+	fs.StringVar(&c.Data, "data", defaultDataPath(env), "training data (default $"+dataEnv+", else nnue-data/selfplay.bin)")
+	fs.StringVar(&c.Out, "out", "", "quantised network file, written after every epoch")
+	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint file (float weights and Adam state), resumed from when it exists")
+	fs.IntVar(&c.Hidden, "hidden", 128, fmt.Sprintf("hidden units N (%d..%d, a multiple of %d)", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep))
+	fs.IntVar(&c.Epochs, "epochs", 10, "passes over the training data")
+	fs.IntVar(&c.BatchSize, "batch", 16384, "positions per Adam step")
+	fs.Float64Var(&c.LR, "lr", 0.001, "Adam learning rate")
+	fs.IntVar(&c.LRDrop, "lr-drop", 0, "multiply the learning rate by 0.1 from this epoch on (0: never)")
+	fs.Float64Var(&c.Lambda, "lambda", 0.5, "weight of the game result in the target (0: score only, 1: result only)")
+	fs.Float64Var(&c.Scale, "scale", nnue.DefaultScale, "centipawns per logit unit (target sigmoid(score/scale))")
+	fs.IntVar(&c.Threads, "threads", runtime.NumCPU(), "training threads")
+	fs.IntVar(&c.ValEvery, "val-every", 50, "hold out every Nth record for validation")
+	fs.IntVar(&c.MaxRecords, "max-records", 0, "use at most this many records (0: all)")
+	fs.Uint64Var(&c.Seed, "seed", 1, "random seed (initial weights, shuffling)")
+	fs.DurationVar(&c.Every, "progress", 0, "interval of progress lines inside an epoch (default 30s)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if c.Out == "" {
+		fmt.Fprintln(env.Stderr, "ponderosa train: --out is required")
+		return errUsage
+	}
+	if c.Hidden < nnue.MinHidden || c.Hidden > nnue.MaxHidden || c.Hidden%nnue.HiddenStep != 0 {
+		fmt.Fprintf(env.Stderr, "ponderosa train: --hidden must be %d..%d and a multiple of %d, got %d\n", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep, c.Hidden)
+		return errUsage
+	}
+	if c.Lambda < 0 || c.Lambda > 1 || c.Scale <= 0 || c.Scale > 2000 || c.Epochs < 1 || c.BatchSize < 1 || c.LR <= 0 {
+		fmt.Fprintln(env.Stderr, "ponderosa train: want 0 <= --lambda <= 1, 0 < --scale <= 2000, --epochs, --batch >= 1 and --lr > 0")
+		return errUsage
+	}
+	c.Progress = env.Stdout
+	_, _, err := nnuetrain.Train(ctx, c)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err == nil {
+		if n, lerr := nnue.Load(c.Out); lerr == nil {
+			fmt.Fprintf(env.Stdout, "train: wrote %s (%s, N=%d)\n", c.Out, n.ID(), n.Hidden())
+		} else {
+			return fmt.Errorf("train: %w", lerr)
+		}
+	}
+	return err
+}

@@ -1,0 +1,508 @@
+// Package nnuetrain trains Ponderosa's NNUE (engine/nnue) on data from
+// internal/nnuedata: mini-batch gradient descent with Adam on several
+// cores, the loss the mean squared error between the network's win
+// probability sigmoid(y) and a blend of the game result and the
+// sigmoid-scaled search score.
+package nnuetrain
+
+import (
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
+)
+
+// Config configures a training run.
+type Config struct {
+	Data       string  // data file (nnuedata records)
+	Hidden     int     // N
+	Epochs     int     // passes over the training data
+	BatchSize  int     // positions per Adam step
+	LR         float64 // Adam learning rate
+	LRDrop     int     // multiply the rate by 0.1 from this epoch on (0: never)
+	Lambda     float64 // weight of the game result in the target (0: score only, 1: result only)
+	Scale      float64 // centipawns per logit unit: target sigmoid(score/Scale), eval y·Scale
+	Threads    int
+	ValEvery   int    // every ValEvery-th record is held out for validation
+	ChunkSize  int    // records read, shuffled and trained on at a time
+	MaxRecords int    // use at most this many records of the file (0: all)
+	Seed       uint64 // initial weights and shuffling
+	Checkpoint string // checkpoint file, written after every epoch (resumed from when it exists)
+	Out        string // quantised network, written after every epoch
+	Progress   io.Writer
+	Every      time.Duration // progress interval inside an epoch
+}
+
+func (c *Config) defaults() {
+	if c.Hidden == 0 {
+		c.Hidden = 128
+	}
+	if c.Epochs == 0 {
+		c.Epochs = 10
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 16384
+	}
+	if c.LR == 0 {
+		c.LR = 0.001
+	}
+	if c.Scale == 0 {
+		c.Scale = nnue.DefaultScale
+	}
+	if c.Threads <= 0 {
+		c.Threads = 1
+	}
+	if c.ValEvery <= 0 {
+		c.ValEvery = 50
+	}
+	if c.ChunkSize <= 0 {
+		c.ChunkSize = 1 << 20
+	}
+	if c.Every <= 0 {
+		c.Every = 30 * time.Second
+	}
+}
+
+// sample is one decoded training position: the features of the side to
+// move and of the other side, and the target.
+type sample struct {
+	feats  [2][32]uint16
+	n      uint8
+	target float32
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// makeSample turns a record into features and a target.
+func makeSample(r *nnuedata.Record, lambda, scale float64, s *sample) {
+	stm := r.STM
+	i := 0
+	r.Each(func(sq board.Square, pc board.Piece) {
+		s.feats[0][i] = uint16(nnue.Feature(stm, pc, sq))
+		s.feats[1][i] = uint16(nnue.Feature(stm^1, pc, sq))
+		i++
+	})
+	s.n = uint8(i)
+	score := float64(r.Score)
+	result := float64(r.Result) / 2
+	if stm == board.Black {
+		score, result = -score, 1-result
+	}
+	s.target = float32(lambda*result + (1-lambda)*sigmoid(score/scale))
+}
+
+// Model is the float network with Adam's moments.
+type Model struct {
+	Net    *nnue.FloatNet
+	M, V   [4][]float32 // first and second moments of FTW, FTB, OutW, OutB
+	Step   int
+	Epoch  int // epochs completed
+	Config Config
+}
+
+// params returns the weights in the order of M, V and the gradients; the
+// output bias is a one-element scratch slice that adam copies back.
+func (m *Model) params(bias []float32) [4][]float32 {
+	return [4][]float32{m.Net.FTW, m.Net.FTB, m.Net.OutW, bias}
+}
+
+// NewModel returns a model with random initial weights.
+func NewModel(h int, scale int, seed uint64) *Model {
+	rng := rand.New(rand.NewPCG(seed, 0x6e6e7565))
+	f := nnue.NewFloatNet(h)
+	f.Scale = scale
+	for i := range f.FTW {
+		f.FTW[i] = float32(rng.NormFloat64() * 0.1)
+	}
+	for i := range f.FTB {
+		f.FTB[i] = 0.1
+	}
+	for i := range f.OutW {
+		f.OutW[i] = float32(rng.NormFloat64() / math.Sqrt(float64(2*h)))
+	}
+	m := &Model{Net: f}
+	for i, p := range m.params(make([]float32, 1)) {
+		m.M[i] = make([]float32, len(p))
+		m.V[i] = make([]float32, len(p))
+	}
+	return m
+}
+
+// grads is one thread's gradient buffers and scratch.
+type grads struct {
+	g    [4][]float32
+	acc  [2][]float32
+	loss float64
+	n    int
+}
+
+func newGrads(h int) *grads {
+	return &grads{
+		g:   [4][]float32{make([]float32, nnue.Inputs*h), make([]float32, h), make([]float32, 2*h), make([]float32, 1)},
+		acc: [2][]float32{make([]float32, h), make([]float32, h)},
+	}
+}
+
+func (g *grads) reset() {
+	for _, s := range g.g {
+		clear(s)
+	}
+	g.loss, g.n = 0, 0
+}
+
+// forward computes the accumulators of s into g.acc and returns the
+// logit.
+func forward(f *nnue.FloatNet, s *sample, g *grads) float32 {
+	h := f.Hidden
+	out := f.OutB
+	for side := 0; side < 2; side++ {
+		acc := g.acc[side][:h]
+		copy(acc, f.FTB)
+		for _, ft := range s.feats[side][:s.n] {
+			w := f.FTW[int(ft)*h : int(ft)*h+h]
+			for j := range acc {
+				acc[j] += w[j]
+			}
+		}
+		ow := f.OutW[side*h : side*h+h]
+		for j, a := range acc {
+			out += nnue.SCReLU(a) * ow[j]
+		}
+	}
+	return out
+}
+
+// accumulate adds the gradient of s's loss to g (and the loss to g.loss).
+func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
+	y := forward(f, s, g)
+	p := float32(sigmoid(float64(y)))
+	d := p - s.target
+	g.loss += float64(d * d)
+	g.n++
+	if !learn {
+		return
+	}
+	gy := 2 * d * p * (1 - p)
+	h := f.Hidden
+	g.g[3][0] += gy
+	for side := 0; side < 2; side++ {
+		acc := g.acc[side][:h]
+		ow := f.OutW[side*h : side*h+h]
+		gow := g.g[2][side*h : side*h+h]
+		gb := g.g[1][:h]
+		for j, a := range acc {
+			gow[j] += gy * nnue.SCReLU(a)
+			if a > 0 && a < 1 {
+				da := gy * ow[j] * 2 * a
+				acc[j] = da
+				gb[j] += da
+			} else {
+				acc[j] = 0
+			}
+		}
+		for _, ft := range s.feats[side][:s.n] {
+			gw := g.g[0][int(ft)*h : int(ft)*h+h]
+			for j, da := range acc {
+				gw[j] += da
+			}
+		}
+	}
+}
+
+// run evaluates (and with learn, accumulates gradients of) the samples on
+// cfg.Threads goroutines; it returns the summed loss and the gradient
+// buffers summed into gs[0].
+func run(f *nnue.FloatNet, samples []sample, gs []*grads, learn bool) float64 {
+	var wg sync.WaitGroup
+	per := (len(samples) + len(gs) - 1) / len(gs)
+	for t, g := range gs {
+		g.reset()
+		lo := min(t*per, len(samples))
+		hi := min(lo+per, len(samples))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				accumulate(f, &samples[i], g, learn)
+			}
+		}()
+	}
+	wg.Wait()
+	loss := 0.0
+	for _, g := range gs {
+		loss += g.loss
+	}
+	if learn {
+		for _, g := range gs[1:] {
+			for k := range g.g {
+				dst := gs[0].g[k]
+				for i, v := range g.g[k] {
+					dst[i] += v
+				}
+			}
+		}
+	}
+	return loss
+}
+
+// adam applies one Adam step with the gradient sum g over n samples.
+func (m *Model) adam(g [4][]float32, n int, lr float64) {
+	const b1, b2, eps = 0.9, 0.999, 1e-8
+	m.Step++
+	c1 := 1 - math.Pow(b1, float64(m.Step))
+	c2 := 1 - math.Pow(b2, float64(m.Step))
+	alpha := float32(lr * math.Sqrt(c2) / c1)
+	inv := 1 / float32(n)
+	bias := []float32{m.Net.OutB}
+	defer func() { m.Net.OutB = bias[0] }()
+	for k, p := range m.params(bias) {
+		mm, vv, gg := m.M[k], m.V[k], g[k]
+		lim := float32(nnue.MaxWeight)
+		for i := range p {
+			gr := gg[i] * inv
+			mm[i] = b1*mm[i] + (1-b1)*gr
+			vv[i] = b2*vv[i] + (1-b2)*gr*gr
+			w := p[i] - alpha*mm[i]/(float32(math.Sqrt(float64(vv[i])))+eps)
+			if k < 3 {
+				w = min(max(w, -lim), lim)
+			}
+			p[i] = w
+		}
+	}
+}
+
+// EpochStats is the outcome of one epoch.
+type EpochStats struct {
+	Epoch           int
+	Train, Val      float64 // mean losses
+	Samples         int
+	Elapsed         time.Duration
+	CheckpointSaved bool
+}
+
+// Train trains a network as cfg says and returns the model and the
+// statistics of every epoch. It stops between batches when ctx ends (the
+// last checkpoint stays valid).
+func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
+	cfg.defaults()
+	if cfg.Data == "" {
+		return nil, nil, errors.New("nnuetrain: no data file")
+	}
+	m, err := loadOrNew(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	gs := make([]*grads, cfg.Threads)
+	for i := range gs {
+		gs[i] = newGrads(cfg.Hidden)
+	}
+	val, total, err := loadValidation(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(val) == 0 || total-len(val) < cfg.BatchSize/4 {
+		return nil, nil, fmt.Errorf("nnuetrain: %d records are too few (validation %d)", total, len(val))
+	}
+	logf := func(format string, a ...any) {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, format, a...)
+		}
+	}
+	logf("train: %d records (%d for validation), N=%d, %d threads, batch %d, λ=%.2f\n", total, len(val), cfg.Hidden, cfg.Threads, cfg.BatchSize, cfg.Lambda)
+	var stats []EpochStats
+	if m.Epoch == 0 {
+		v := run(m.Net, val, gs, false) / float64(len(val))
+		logf("train: epoch 0 validation loss %.6f\n", v)
+		stats = append(stats, EpochStats{Epoch: 0, Val: v})
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(m.Epoch)))
+	for m.Epoch < cfg.Epochs {
+		epoch := m.Epoch + 1
+		lr := cfg.LR
+		if cfg.LRDrop > 0 && epoch >= cfg.LRDrop {
+			lr *= 0.1
+		}
+		start := time.Now()
+		last := start
+		trainLoss, n := 0.0, 0
+		err := streamChunks(cfg, rng, func(chunk []sample) error {
+			for lo := 0; lo < len(chunk); lo += cfg.BatchSize {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				b := chunk[lo:min(lo+cfg.BatchSize, len(chunk))]
+				trainLoss += run(m.Net, b, gs, true)
+				n += len(b)
+				m.adam(gs[0].g, len(b), lr)
+				if now := time.Now(); now.Sub(last) >= cfg.Every {
+					last = now
+					logf("train: epoch %d: %d of %d positions, loss %.6f, %.0f pos/s\n", epoch, n, total-len(val), trainLoss/float64(n), float64(n)/now.Sub(start).Seconds())
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return m, stats, err
+		}
+		m.Epoch = epoch
+		st := EpochStats{Epoch: epoch, Train: trainLoss / float64(max(n, 1)), Samples: n, Elapsed: time.Since(start)}
+		st.Val = run(m.Net, val, gs, false) / float64(len(val))
+		if err := save(cfg, m); err != nil {
+			return m, stats, err
+		}
+		st.CheckpointSaved = cfg.Checkpoint != "" || cfg.Out != ""
+		stats = append(stats, st)
+		logf("train: epoch %d: train loss %.6f, validation loss %.6f, %d positions in %s (%.0f pos/s), lr %g\n",
+			epoch, st.Train, st.Val, n, st.Elapsed.Round(time.Second), float64(n)/st.Elapsed.Seconds(), lr)
+	}
+	return m, stats, nil
+}
+
+func loadOrNew(cfg Config) (*Model, error) {
+	if cfg.Checkpoint != "" {
+		f, err := os.Open(cfg.Checkpoint)
+		if err == nil {
+			defer f.Close()
+			var m Model
+			if err := gob.NewDecoder(f).Decode(&m); err != nil {
+				return nil, fmt.Errorf("nnuetrain: checkpoint %s: %w", cfg.Checkpoint, err)
+			}
+			if m.Net == nil || m.Net.Hidden != cfg.Hidden {
+				return nil, fmt.Errorf("nnuetrain: checkpoint %s is for another network size", cfg.Checkpoint)
+			}
+			return &m, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return NewModel(cfg.Hidden, int(cfg.Scale), cfg.Seed), nil
+}
+
+// save writes the checkpoint and the quantised network, each through a
+// temporary file renamed into place (a crash never leaves half a file).
+func save(cfg Config, m *Model) error {
+	write := func(path string, f func(w io.Writer) error) error {
+		tmp := path + ".tmp"
+		out, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		if err := f(out); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		return os.Rename(tmp, path)
+	}
+	if cfg.Checkpoint != "" {
+		m.Config = cfg
+		m.Config.Progress = nil
+		if err := write(cfg.Checkpoint, func(w io.Writer) error { return gob.NewEncoder(w).Encode(m) }); err != nil {
+			return fmt.Errorf("nnuetrain: checkpoint: %w", err)
+		}
+	}
+	if cfg.Out != "" {
+		q, err := m.Net.Quantize()
+		if err != nil {
+			return err
+		}
+		b, _ := q.MarshalBinary()
+		if err := write(cfg.Out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+			return fmt.Errorf("nnuetrain: export: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadValidation reads the held-out records (every ValEvery-th) and
+// counts the records used.
+func loadValidation(cfg Config) ([]sample, int, error) {
+	f, err := os.Open(cfg.Data)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	rd := nnuedata.NewReader(f)
+	var val []sample
+	var rec nnuedata.Record
+	i := 0
+	for cfg.MaxRecords <= 0 || i < cfg.MaxRecords {
+		err := rd.Read(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if i%cfg.ValEvery == 0 {
+			var s sample
+			makeSample(&rec, cfg.Lambda, cfg.Scale, &s)
+			val = append(val, s)
+		}
+		i++
+	}
+	return val, i, nil
+}
+
+// streamChunks reads the training records (all but the held-out ones) in
+// chunks of cfg.ChunkSize, visiting the chunks in a random order, shuffles
+// each chunk and hands it to f. Only one chunk is in memory at a time.
+func streamChunks(cfg Config, rng *rand.Rand, f func([]sample) error) error {
+	file, err := os.Open(cfg.Data)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	records := int(st.Size() / nnuedata.RecordSize)
+	if cfg.MaxRecords > 0 {
+		records = min(records, cfg.MaxRecords)
+	}
+	nChunks := (records + cfg.ChunkSize - 1) / cfg.ChunkSize
+	order := rng.Perm(nChunks)
+	chunk := make([]sample, 0, cfg.ChunkSize)
+	buf := make([]byte, cfg.ChunkSize*nnuedata.RecordSize)
+	var rec nnuedata.Record
+	for _, c := range order {
+		lo := c * cfg.ChunkSize
+		hi := min(lo+cfg.ChunkSize, records)
+		b := buf[:(hi-lo)*nnuedata.RecordSize]
+		if _, err := file.ReadAt(b, int64(lo)*nnuedata.RecordSize); err != nil {
+			return fmt.Errorf("nnuetrain: reading %s: %w", cfg.Data, err)
+		}
+		chunk = chunk[:0]
+		for i := lo; i < hi; i++ {
+			if i%cfg.ValEvery == 0 {
+				continue
+			}
+			off := (i - lo) * nnuedata.RecordSize
+			if err := rec.Decode(b[off : off+nnuedata.RecordSize]); err != nil {
+				return fmt.Errorf("nnuetrain: record %d: %w", i, err)
+			}
+			var s sample
+			makeSample(&rec, cfg.Lambda, cfg.Scale, &s)
+			chunk = append(chunk, s)
+		}
+		rng.Shuffle(len(chunk), func(i, j int) { chunk[i], chunk[j] = chunk[j], chunk[i] })
+		if err := f(chunk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
