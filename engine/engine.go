@@ -52,17 +52,33 @@ type knobs struct {
 	noQChecks        bool // no quiet checks at the first quiescence ply
 }
 
-// New returns an Engine configured by opts (zero fields take defaults).
+// New returns an Engine configured by opts (zero fields take defaults). A
+// hash table that does not fit in the memory left (see CheckMemory) is not
+// allocated: New falls back to the default size, or to the smallest, and
+// Options().HashMB tells which. Callers that take a size from a user check
+// it with CheckMemory first, for a clear message.
 func New(opts Options) *Engine {
 	e := &Engine{opts: opts.normalized()}
-	e.tt = newTransTable(e.opts.HashMB)
+	e.tt = &transTable{}
+	for _, mb := range []int{e.opts.HashMB, DefaultHashMB, MinHashMB} {
+		if mb <= e.opts.HashMB && e.tt.resize(mb) == nil {
+			e.opts.HashMB = mb
+			break
+		}
+	}
+	if e.tt.buckets == nil {
+		e.tt.allocate(MinHashMB) // unmeasured or nearly no memory: 1 MB regardless
+		e.opts.HashMB = MinHashMB
+	}
 	e.resizeWorkers(e.opts.Threads, e.opts.Eval)
 	return e
 }
 
 func (e *Engine) resizeWorkers(n int, p *eval.Params) {
-	for len(e.workers) > n {
-		e.workers = e.workers[:len(e.workers)-1]
+	if len(e.workers) > n {
+		// A fresh slice: the dropped workers (and their history tables)
+		// must not stay reachable through the old backing array.
+		e.workers = slices.Clone(e.workers[:n])
 	}
 	for len(e.workers) < n {
 		e.workers = append(e.workers, newWorker(len(e.workers), e.tt, p))
@@ -78,24 +94,34 @@ func (e *Engine) Options() Options {
 
 // SetOptions changes the options, resizing the hash table and the thread
 // pool as needed. Resizing the hash clears it. If a search is running,
-// SetOptions waits for it to finish.
-func (e *Engine) SetOptions(opts Options) {
+// SetOptions waits for it to finish. A hash table that does not fit in the
+// memory left is not allocated: the old table stays (Options().HashMB says
+// its size), every other option is applied, and the error (wrapping
+// ErrNoMemory) says so.
+func (e *Engine) SetOptions(opts Options) error {
 	opts = opts.normalized()
 	e.searchMu.Lock()
 	defer e.searchMu.Unlock()
 	e.mu.Lock()
 	old := e.opts
+	e.mu.Unlock()
+	var err error
+	if opts.HashMB != old.HashMB {
+		if err = e.tt.resize(opts.HashMB); err != nil {
+			err = fmt.Errorf("hash %d MB: %w; keeping %d MB", opts.HashMB, err, old.HashMB)
+			opts.HashMB = old.HashMB
+		}
+	}
+	e.mu.Lock()
 	e.opts = opts
 	e.mu.Unlock()
-	if opts.HashMB != old.HashMB {
-		e.tt.resize(opts.HashMB)
-	}
 	if opts.Eval != old.Eval {
 		e.workers = nil
 	}
 	if opts.Threads != len(e.workers) {
 		e.resizeWorkers(opts.Threads, opts.Eval)
 	}
+	return err
 }
 
 // NewGame forgets everything learnt in the previous game: the hash table and
@@ -428,6 +454,7 @@ func (s *started) run() Result {
 	}
 	res.Nodes = r.totalNodes()
 	res.Time = time.Since(r.start)
+	r.workers = nil // a Handle kept by the caller must not keep them alive
 	return res
 }
 

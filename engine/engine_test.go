@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -477,4 +479,77 @@ func TestStartSerialises(t *testing.T) {
 	h1.Stop()
 	assertLegal(t, g, h1.Wait().Best)
 	assertLegal(t, g, (<-second).Wait().Best)
+}
+
+func TestSearchWithNegativeClocksReturns(t *testing.T) {
+	e := New(Options{HashMB: 1})
+	done := make(chan Result, 1)
+	go func() {
+		done <- e.Search(context.Background(), mustGame(t, board.StartFEN), Limits{WTime: -time.Second, BTime: -time.Second}, nil)
+	}()
+	select {
+	case res := <-done:
+		if res.Best == board.NoMove {
+			t.Error("no move")
+		}
+	case <-time.After(10 * time.Second):
+		e.Stop()
+		t.Fatal("a search with both clocks negative did not return within 10 s")
+	}
+}
+
+// A hash table bigger than the memory left is refused with ErrNoMemory and
+// the old table stays; the engine still searches.
+func TestSetOptionsRefusesHashThatDoesNotFit(t *testing.T) {
+	avail, ok := AvailableMemory()
+	if !ok {
+		t.Skip("available memory cannot be measured here")
+	}
+	if HashBytes(MaxHashMB) <= avail {
+		t.Skipf("this machine has %d MiB available: the largest hash fits", avail>>20)
+	}
+	e := New(Options{HashMB: 2, Threads: 1})
+	err := e.SetOptions(Options{HashMB: MaxHashMB, Threads: 2})
+	if !errors.Is(err, ErrNoMemory) {
+		t.Fatalf("SetOptions(Hash %d) = %v, want ErrNoMemory", MaxHashMB, err)
+	}
+	if o := e.Options(); o.HashMB != 2 || o.Threads != 2 {
+		t.Errorf("after the refusal: Hash %d Threads %d, want 2 (kept) and 2 (applied)", o.HashMB, o.Threads)
+	}
+	if n := len(e.tt.buckets); n != 2<<20/64 {
+		t.Errorf("table has %d buckets, want the old %d", n, 2<<20/64)
+	}
+	if res := e.Search(context.Background(), mustGame(t, board.StartFEN), Limits{Depth: 3}, nil); res.Best == board.NoMove {
+		t.Error("no move after the refused resize")
+	}
+	// New with a size that does not fit falls back instead of dying.
+	if got := New(Options{HashMB: MaxHashMB}).Options().HashMB; got != DefaultHashMB {
+		t.Errorf("New(Hash %d) uses %d MB, want the default %d", MaxHashMB, got, DefaultHashMB)
+	}
+}
+
+// Threads dropped by SetOptions are garbage: their history tables are not
+// kept alive by the engine (or by a finished search).
+func TestDroppedWorkersAreFreed(t *testing.T) {
+	e := New(Options{HashMB: 1, Threads: 4})
+	e.Search(context.Background(), mustGame(t, board.StartFEN), Limits{Depth: 2}, nil)
+	freed := make(chan int, 3)
+	for i, w := range e.workers[1:] {
+		runtime.AddCleanup(w, func(i int) { freed <- i }, i)
+	}
+	e.SetOptions(Options{HashMB: 1, Threads: 1})
+	deadline := time.After(10 * time.Second)
+	for n := 0; n < 3; {
+		runtime.GC()
+		select {
+		case <-freed:
+			n++
+		case <-time.After(20 * time.Millisecond): // give the cleanup goroutine a turn, then collect again
+		case <-deadline:
+			t.Fatalf("%d of 3 dropped workers freed after 10 s", n)
+		}
+	}
+	if len(e.workers) != 1 {
+		t.Errorf("%d workers, want 1", len(e.workers))
+	}
 }

@@ -38,9 +38,11 @@ func computeBudget(l Limits, us board.Color, overhead time.Duration, ply int) ti
 	if us == board.Black {
 		left, inc = l.BTime, l.BInc
 	}
-	if l.WTime <= 0 && l.BTime <= 0 && l.WInc <= 0 && l.BInc <= 0 {
+	if l.WTime == 0 && l.BTime == 0 && l.WInc == 0 && l.BInc == 0 {
 		return timeBudget{} // no clock given
 	}
+	// A negative clock (a GUI's clock after an overstep) is a clock that
+	// has run out: below, it moves at once, never "no clock".
 	left -= overhead
 	if left < minThink {
 		// Out of time already (or nearly): move at once.

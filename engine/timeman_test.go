@@ -115,3 +115,19 @@ func TestStabilityScale(t *testing.T) {
 		t.Error("a score drop should extend the time")
 	}
 }
+
+// A clock that has run out ("go wtime -1000 btime -1000" after an overstep)
+// means "move now", never "no clock" (which would search forever).
+func TestBudgetNegativeClockMovesAtOnce(t *testing.T) {
+	for _, l := range []Limits{
+		{WTime: -time.Second, BTime: -time.Second},
+		{WTime: -ms, BTime: 5 * time.Second},
+		{WTime: 0, BTime: 5 * time.Second},
+		{WTime: -ms, BTime: -ms, WInc: 0, BInc: 0},
+	} {
+		b := computeBudget(l, board.White, 30*ms, 10)
+		if !b.timed() || b.hard != minThink {
+			t.Errorf("%+v: budget %+v, want a timed budget of %v", l, b, minThink)
+		}
+	}
+}

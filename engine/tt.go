@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -58,13 +59,43 @@ type transTable struct {
 
 func newTransTable(mb int) *transTable {
 	t := &transTable{}
-	t.resize(mb)
+	t.allocate(mb)
 	return t
 }
 
-// resize reallocates the table for mb MiB (at least one bucket). It must not
-// run during a search.
-func (t *transTable) resize(mb int) {
+// tableBytes is the memory a table of mb MiB takes, with the slack
+// allocBuckets may spend on aligning it to a huge page.
+func tableBytes(mb int) uint64 {
+	b := uint64(mb) << 20
+	if b >= hugePage {
+		b += hugePage
+	}
+	return b
+}
+
+// resize reallocates the table for mb MiB unless that does not fit in the
+// memory left (counting the old table's as free again): then it keeps the
+// old table and returns an error wrapping ErrNoMemory. Go cannot recover
+// from a failed allocation, so the check comes first. It must not run
+// during a search.
+func (t *transTable) resize(mb int) error {
+	old := uint64(len(t.buckets)) * uint64(unsafe.Sizeof(ttBucket{}))
+	if err := checkMemory(tableBytes(mb), old); err != nil {
+		return err
+	}
+	t.buckets = nil
+	if old >= 256<<20 {
+		// Hand the old table back before the new one is taken, so that the
+		// two never need to fit at once.
+		debug.FreeOSMemory()
+	}
+	t.allocate(mb)
+	return nil
+}
+
+// allocate replaces the table with an empty one of mb MiB (at least one
+// bucket), unchecked.
+func (t *transTable) allocate(mb int) {
 	n := uint64(mb) << 20 / 64 // a bucket is 4*16 = 64 bytes
 	if n == 0 {
 		n = 1

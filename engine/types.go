@@ -151,6 +151,10 @@ func clamp(v, lo, hi int) int {
 // Limits says when a search stops. Zero fields mean "no limit"; with no
 // limit at all the search runs until Stop (like Infinite).
 type Limits struct {
+	// WTime and BTime are the clocks, WInc and BInc the increments. All four
+	// zero means no clock. A clock that is zero or negative while another
+	// field is set has run out: the search moves at once (to say that of
+	// both clocks with no increment, make them negative).
 	WTime, BTime, WInc, BInc time.Duration
 	MovesToGo                int
 	// Depth limits the nominal iteration depth in plies.

@@ -34,6 +34,10 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa bench: --hash must be between %d and %d, got %d\n", engine.MinHashMB, engine.MaxHashMB, *hash)
 		return errUsage
 	}
+	if err := engine.CheckMemory(engine.HashBytes(*hash)); err != nil {
+		fmt.Fprintf(env.Stderr, "ponderosa bench: --hash %d: %v\n", *hash, err)
+		return errUsage
+	}
 	e := engine.New(engine.Options{HashMB: *hash, Threads: *threads})
 	w := bufio.NewWriter(env.Stdout)
 	n := len(engine.BenchPositions())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/uci"
@@ -16,6 +17,10 @@ func cmdCEGO(ctx context.Context, args []string, env *Env) error {
 	threads := fs.Int("threads", 1, "search threads")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := engine.CheckMemory(engine.HashBytes(*hash)); err != nil {
+		fmt.Fprintf(env.Stderr, "ponderosa cego: --hash %d: %v\n", *hash, err)
+		return errUsage
 	}
 	return uci.RunCEGO(ctx, env.Stdin, env.Stdout, engine.New(engine.Options{HashMB: *hash, Threads: *threads}))
 }

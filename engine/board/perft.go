@@ -3,6 +3,7 @@ package board
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // Perft counts the leaf nodes of the legal move tree to the given depth
@@ -52,6 +53,42 @@ func (st *perftStack) perft(p *Position, depth, ply int) uint64 {
 	for _, m := range l.Moves[:l.N] {
 		p.MakeMove(m, child)
 		n += st.perft(child, depth-1, ply+1)
+	}
+	return n
+}
+
+// perftPollDepth is the remaining depth at and below which PerftStop no
+// longer looks at its stop flag: a subtree that shallow is counted in well
+// under a millisecond, so the walk stops promptly at no cost to its speed.
+const perftPollDepth = 3
+
+// PerftStop is Perft that gives up when stop becomes true (checked before
+// every subtree deeper than a few plies). It returns the count and whether
+// the walk finished; a stopped walk's count is partial.
+func (p *Position) PerftStop(depth int, stop *atomic.Bool) (uint64, bool) {
+	if depth <= 0 {
+		return 1, true
+	}
+	var st perftStack
+	n := st.perftStop(p, depth, 0, stop)
+	return n, !stop.Load()
+}
+
+func (st *perftStack) perftStop(p *Position, depth, ply int, stop *atomic.Bool) uint64 {
+	if depth <= perftPollDepth || ply >= perftStackDepth {
+		return st.perft(p, depth, ply)
+	}
+	l := &st.lists[ply]
+	l.N = 0
+	p.GenerateLegal(l)
+	child := &st.pos[ply]
+	var n uint64
+	for _, m := range l.Moves[:l.N] {
+		if stop.Load() {
+			return n
+		}
+		p.MakeMove(m, child)
+		n += st.perftStop(child, depth-1, ply+1, stop)
 	}
 	return n
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // perftCase is one EPD row: a FEN and the node counts by depth (index 0 =
@@ -159,5 +161,31 @@ func TestDivideAndWriteDivide(t *testing.T) {
 	WriteDivide(&b, &p, p.Divide(1))
 	if !strings.Contains(b.String(), "\ne1h1: 1\n") || !strings.HasSuffix(b.String(), "\n\nNodes searched: 26\n") {
 		t.Errorf("WriteDivide in Chess960 mode printed:\n%s", b.String())
+	}
+}
+
+func TestPerftStop(t *testing.T) {
+	p := StartPosition()
+	var stop atomic.Bool
+	if n, done := p.PerftStop(5, &stop); n != 4865609 || !done {
+		t.Errorf("PerftStop(5) = %d, %v; want 4865609, true", n, done)
+	}
+	// Depth 20 would run for ages: a stop set while it runs ends it.
+	res := make(chan bool, 1)
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		_, done := p.PerftStop(20, &stop)
+		res <- done
+	}()
+	<-started
+	stop.Store(true)
+	select {
+	case done := <-res:
+		if done {
+			t.Error("a stopped perft 20 reports that it finished")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("perft 20 did not stop within 10 s of its stop flag")
 	}
 }
