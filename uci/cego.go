@@ -37,6 +37,10 @@ func cegoParseMove(pos board.Position, s string) (board.Move, error) {
 	return pos.ParseUCIMove(s)
 }
 
+// cegoMaxLine bounds one CEGO message (a first-move message is four
+// 64-bit times and a FEN: under 200 bytes).
+const cegoMaxLine = 4096
+
 type cegoLine struct {
 	text string
 	err  error // io.EOF or a read error ends the input
@@ -65,16 +69,19 @@ func RunCEGO(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engin
 	defer close(done)
 	lines := make(chan cegoLine, 4)
 	go func() {
-		br := bufio.NewReader(in)
+		br := bufio.NewReaderSize(in, cegoMaxLine)
 		for {
-			s, err := br.ReadString('\n')
-			ev := cegoLine{text: s}
-			if err != nil {
-				if s != "" {
-					ev = cegoLine{err: fmt.Errorf("%w: %q does not end with a newline", ErrMalformed, s)}
-				} else {
-					ev = cegoLine{err: err}
-				}
+			b, err := br.ReadSlice('\n')
+			ev := cegoLine{text: string(b)}
+			switch {
+			case err == bufio.ErrBufferFull:
+				// Never buffer a longer line: no message is anywhere near
+				// this long, and CEGO ends the engine on a malformed one.
+				ev = cegoLine{err: fmt.Errorf("%w: a message longer than %d bytes (it starts %s)", ErrMalformed, cegoMaxLine, clip(string(b)))}
+			case err != nil && len(b) > 0:
+				ev = cegoLine{err: fmt.Errorf("%w: %s does not end with a newline", ErrMalformed, clip(string(b)))}
+			case err != nil:
+				ev = cegoLine{err: err}
 			}
 			select {
 			case lines <- ev:
@@ -123,6 +130,9 @@ func RunCEGO(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engin
 	us := start.SideToMove()
 	ourInc, oppInc := first.YourInc, first.OppInc
 	limits := func(ours, theirs time.Duration) engine.Limits {
+		// A clock at zero has run out: negative tells the engine to move
+		// at once (zero clocks and increments would mean "no clock").
+		ours, theirs = ranOut(ours), ranOut(theirs)
 		l := engine.Limits{WTime: ours, BTime: theirs, WInc: ourInc, BInc: oppInc}
 		if us == board.Black {
 			l.WTime, l.BTime, l.WInc, l.BInc = theirs, ours, oppInc, ourInc
@@ -243,4 +253,12 @@ func (p *cegoPonder) abandon() {
 	}
 	p.cancel()
 	p.h.Wait()
+}
+
+// ranOut maps a clock at or below zero to a negative one (see engine.Limits).
+func ranOut(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -time.Nanosecond
+	}
+	return d
 }

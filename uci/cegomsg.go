@@ -49,12 +49,12 @@ func parseNanos(what, s string) (time.Duration, error) {
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("%s: %q is not a non-negative integer of nanoseconds", what, s)
+			return 0, fmt.Errorf("%s: %s is not a non-negative integer of nanoseconds", what, clip(s))
 		}
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %q does not fit in 64 bits", what, s)
+		return 0, fmt.Errorf("%s: %s does not fit in 64 bits", what, clip(s))
 	}
 	return time.Duration(v), nil
 }
@@ -84,7 +84,7 @@ func ParseCEGOFirst(line string) (CEGOFirst, error) {
 	}
 	f := strings.SplitN(line, " ", 5)
 	if len(f) != 5 {
-		return CEGOFirst{}, fmt.Errorf("cego: first-move message %q: want 4 times and a FEN", line)
+		return CEGOFirst{}, fmt.Errorf("cego: first-move message %s: want 4 times and a FEN", clip(line))
 	}
 	var m CEGOFirst
 	var err error
@@ -98,11 +98,11 @@ func ParseCEGOFirst(line string) (CEGOFirst, error) {
 	m.FEN = f[4]
 	ff := strings.Split(m.FEN, " ")
 	if len(ff) < 4 || len(ff) > 6 {
-		return CEGOFirst{}, fmt.Errorf("cego: first-move message: FEN %q has %d fields", m.FEN, len(ff))
+		return CEGOFirst{}, fmt.Errorf("cego: first-move message: FEN %s has %d fields", clip(m.FEN), len(ff))
 	}
 	for _, x := range ff {
 		if x == "" {
-			return CEGOFirst{}, fmt.Errorf("cego: first-move message: FEN %q has an empty field", m.FEN)
+			return CEGOFirst{}, fmt.Errorf("cego: first-move message: FEN %s has an empty field", clip(m.FEN))
 		}
 	}
 	return m, nil
@@ -116,7 +116,7 @@ func ParseCEGONext(line string) (CEGONext, error) {
 	}
 	f := strings.Split(line, " ")
 	if len(f) != 3 {
-		return CEGONext{}, fmt.Errorf("cego: move message %q: want \"<your time> <opponent time> <move>\"", line)
+		return CEGONext{}, fmt.Errorf("cego: move message %s: want \"<your time> <opponent time> <move>\"", clip(line))
 	}
 	var m CEGONext
 	var err error
@@ -127,7 +127,7 @@ func ParseCEGONext(line string) (CEGONext, error) {
 		return CEGONext{}, fmt.Errorf("cego: move message: %w", err)
 	}
 	if !isLAN(f[2]) {
-		return CEGONext{}, fmt.Errorf("cego: move message: %q is not a move in long algebraic notation", f[2])
+		return CEGONext{}, fmt.Errorf("cego: move message: %s is not a move in long algebraic notation", clip(f[2]))
 	}
 	m.Move = f[2]
 	return m, nil
@@ -141,4 +141,16 @@ func (m CEGOFirst) String() string {
 // String renders m as the wire message, without the newline.
 func (m CEGONext) String() string {
 	return fmt.Sprintf("%d %d %s", int64(m.YourTime), int64(m.OppTime), m.Move)
+}
+
+// clipAt is the most of an input that an error message quotes.
+const clipAt = 64
+
+// clip quotes s for an error message, cut to its first clipAt bytes (with
+// the full length said) so that no error repeats a whole long input.
+func clip(s string) string {
+	if len(s) <= clipAt {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:clipAt], len(s))
 }

@@ -1,6 +1,7 @@
 package uci
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,6 +65,9 @@ func FuzzParseCEGO(f *testing.F) {
 	f.Add("30000000000 1000000000 30000000000 1000000000 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n")
 	f.Add("26000000000 28000000000 e7e5\n")
 	f.Add("1 2 e7e8q\r\n")
+	// Issue 13: zero clocks ("move now"), and a message far too long.
+	f.Add("0 0 0 0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n")
+	f.Add("1000000000 0 1000000000 0 " + strings.Repeat("x", 5000) + "\n")
 	f.Fuzz(func(t *testing.T, line string) {
 		if m, err := ParseCEGOFirst(line); err == nil {
 			if m2, err := ParseCEGOFirst(m.String()); err != nil || m2 != m {

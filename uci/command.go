@@ -50,8 +50,10 @@ type Position struct {
 	Moves []string
 }
 
-// Go is "go" with its parameters. Absent parameters are zero. Perft > 0
-// marks the "go perft N" extension.
+// Go is "go" with its parameters. Absent parameters are zero. A wtime or
+// btime at or below zero (a clock that has run out) is negative, at most
+// -1 ms: it means "move now" (engine.Limits reads it so). Perft > 0 marks
+// the "go perft N" extension.
 type Go struct {
 	SearchMoves              []string
 	Ponder, Infinite         bool
@@ -340,6 +342,15 @@ func parseGo(args []token) Go {
 		}
 		return time.Duration(v) * time.Millisecond
 	}
+	// A clock at or below zero has run out (GUIs send one after an
+	// overstep): it is kept negative, at least -1 ms, so that it reads as
+	// "move now" and never as "no clock", which would search forever.
+	clock := func(v int64) time.Duration {
+		if v > 0 {
+			return ms(v)
+		}
+		return -max(ms(-v), time.Millisecond)
+	}
 	count := func(v int64) int {
 		if v < 0 {
 			return 0
@@ -375,9 +386,9 @@ func parseGo(args []token) Go {
 		i++
 		switch key {
 		case "wtime":
-			g.WTime = ms(v)
+			g.WTime = clock(v)
 		case "btime":
-			g.BTime = ms(v)
+			g.BTime = clock(v)
 		case "winc":
 			g.WInc = ms(v)
 		case "binc":
@@ -473,8 +484,14 @@ func goString(g Go) string {
 			fmt.Fprintf(&b, " %s %d", name, d.Milliseconds())
 		}
 	}
-	msField("wtime", g.WTime)
-	msField("btime", g.BTime)
+	for _, c := range []struct {
+		name string
+		d    time.Duration
+	}{{"wtime", g.WTime}, {"btime", g.BTime}} {
+		if c.d != 0 {
+			fmt.Fprintf(&b, " %s %d", c.name, c.d.Milliseconds())
+		}
+	}
 	msField("winc", g.WInc)
 	msField("binc", g.BInc)
 	if g.MovesToGo > 0 {

@@ -37,7 +37,7 @@ func TestParse(t *testing.T) {
 		{"position startpos moves", Position{}},
 		{"go", Go{}},
 		{"go infinite", Go{Infinite: true}},
-		{"go ponder wtime 1000 btime -50 winc 10 binc 20 movestogo 5", Go{Ponder: true, WTime: time.Second, WInc: 10 * time.Millisecond, BInc: 20 * time.Millisecond, MovesToGo: 5}},
+		{"go ponder wtime 1000 btime -50 winc 10 binc 20 movestogo 5", Go{Ponder: true, WTime: time.Second, BTime: -50 * time.Millisecond, WInc: 10 * time.Millisecond, BInc: 20 * time.Millisecond, MovesToGo: 5}},
 		{"go depth 7 nodes 100000 mate 3 movetime 250", Go{Depth: 7, Nodes: 100000, Mate: 3, MoveTime: 250 * time.Millisecond}},
 		{"go infinite searchmoves e2e4 d2d4", Go{Infinite: true, SearchMoves: []string{"e2e4", "d2d4"}}},
 		{"go searchmoves e2e4 d2d4 depth 3", Go{Depth: 3, SearchMoves: []string{"e2e4", "d2d4"}}},
@@ -110,6 +110,9 @@ func FuzzParse(f *testing.F) {
 		"go wtime 300000 btime 300000 winc 0 binc 0", "go infinite searchmoves e2e4 d2d4",
 		"go ponder movestogo 40 depth 3 nodes 10 mate 2 movetime 9", "stop", "ponderhit", "quit",
 		"joho debug on", "go perft 3", "bench 5", "d", "eval", "go wtime 1e30 btime -1e30",
+		// Reproductions of issue 13: a clock that ran out, a hash that cannot
+		// be allocated, a perft that must be stoppable.
+		"go wtime -1000 btime -1000", "go wtime 0 btime 0", "setoption name Hash value 99999999", "go perft 20",
 	} {
 		f.Add(s)
 	}

@@ -22,11 +22,13 @@ type Option interface {
 }
 
 // IntOption is a spin option bound to an int; OnChange runs after a change.
+// When OnChange fails, the option keeps its old value and Set returns the
+// error.
 type IntOption struct {
 	OptName           string
 	Default, Min, Max int
 	Value             *int
-	OnChange          func()
+	OnChange          func() error
 }
 
 // Name implements Option.
@@ -49,19 +51,23 @@ func (o *IntOption) Set(value string) (string, error) {
 		note = fmt.Sprintf("option %s: %d is out of range [%d, %d], using %d", o.OptName, v, o.Min, o.Max, c)
 		v = c
 	}
+	was := *o.Value
 	*o.Value = v
 	if o.OnChange != nil {
-		o.OnChange()
+		if err := o.OnChange(); err != nil {
+			*o.Value = was
+			return "", fmt.Errorf("option %s: %w", o.OptName, err)
+		}
 	}
 	return note, nil
 }
 
-// BoolOption is a check option bound to a bool.
+// BoolOption is a check option bound to a bool; OnChange as for IntOption.
 type BoolOption struct {
 	OptName  string
 	Default  bool
 	Value    *bool
-	OnChange func()
+	OnChange func() error
 }
 
 // Name implements Option.
@@ -74,6 +80,7 @@ func (o *BoolOption) Declare() string {
 
 // Set implements Option: "true" or "false", in any case.
 func (o *BoolOption) Set(value string) (string, error) {
+	was := *o.Value
 	switch strings.ToLower(strings.TrimSpace(value)) {
 	case "true":
 		*o.Value = true
@@ -83,7 +90,10 @@ func (o *BoolOption) Set(value string) (string, error) {
 		return "", fmt.Errorf("option %s: %q is not true or false", o.OptName, value)
 	}
 	if o.OnChange != nil {
-		o.OnChange()
+		if err := o.OnChange(); err != nil {
+			*o.Value = was
+			return "", fmt.Errorf("option %s: %w", o.OptName, err)
+		}
 	}
 	return "", nil
 }
@@ -114,7 +124,7 @@ type settings struct {
 
 // newOptions builds the option table over s; apply pushes engine settings
 // to the engine, clearHash empties the hash table.
-func newOptions(s *settings, apply func(), clearHash func()) []Option {
+func newOptions(s *settings, apply func() error, clearHash func()) []Option {
 	return []Option{
 		&IntOption{OptName: "Hash", Default: engine.DefaultHashMB, Min: engine.MinHashMB, Max: engine.MaxHashMB, Value: &s.hash, OnChange: apply},
 		&IntOption{OptName: "Threads", Default: 1, Min: engine.MinThreads, Max: engine.MaxThreads, Value: &s.threads, OnChange: apply},

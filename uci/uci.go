@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
@@ -356,8 +357,11 @@ func (s *session) startPosition() board.Position {
 	return p
 }
 
-func (s *session) applyOptions() {
-	s.eng.SetOptions(s.set.engineOptions(s.eng.Options()))
+// applyOptions pushes the settings to the engine. A hash table that does
+// not fit in memory is refused there (the old table stays): the error goes
+// back to the option, which keeps its old value.
+func (s *session) applyOptions() error {
+	return s.eng.SetOptions(s.set.engineOptions(s.eng.Options()))
 }
 
 func (s *session) setOption(c SetOption) {
@@ -378,7 +382,7 @@ func (s *session) setOption(c SetOption) {
 		}
 		return
 	}
-	s.infoString("no such option: %s", c.Name)
+	s.infoString("no such option: %s", clip(c.Name))
 }
 
 func (s *session) setPosition(c Position) {
@@ -402,7 +406,7 @@ func (s *session) setPosition(c Position) {
 			err = g.Play(m)
 		}
 		if err != nil {
-			s.infoString("position: move %d %q is not legal here (%v); moves from it on are ignored", i+1, ms, err)
+			s.infoString("position: move %d %s is not legal here (%v); moves from it on are ignored", i+1, clip(ms), err)
 			break
 		}
 	}
@@ -419,7 +423,7 @@ func (s *session) startSearch(c Go) {
 	for _, ms := range c.SearchMoves {
 		m, err := root.ParseUCIMove(ms)
 		if err != nil {
-			s.infoString("searchmoves: %q ignored: %v", ms, err)
+			s.infoString("searchmoves: %s ignored: %v", clip(ms), err)
 			continue
 		}
 		l.SearchMoves = append(l.SearchMoves, m)
@@ -428,7 +432,8 @@ func (s *session) startSearch(c Go) {
 		s.infoString("searchmoves: no legal move given, searching all moves")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	timed := c.WTime > 0 || c.BTime > 0 || c.MoveTime > 0 || c.Depth > 0 || c.Nodes > 0 || c.Mate > 0
+	clock := c.WTime != 0 || c.BTime != 0 || c.WInc != 0 || c.BInc != 0
+	timed := clock || c.MoveTime > 0 || c.Depth > 0 || c.Nodes > 0 || c.Mate > 0
 	j := &job{cancel: cancel, search: true, infinite: c.Infinite, unbounded: c.Infinite || !timed, ponder: c.Ponder, root: root}
 	s.job = j
 	g := s.game.Clone()
@@ -561,22 +566,24 @@ func (s *session) startPerft(depth int) {
 	s.job = &job{cancel: cancel}
 	pos := s.game.Position()
 	events := s.events
+	// stop, quit, the end of input and the end of ctx (SIGTERM) all cancel
+	// the job; the walk looks at the flag between subtrees.
+	var stop atomic.Bool
+	stopWalk := context.AfterFunc(ctx, func() { stop.Store(true) })
 	go func() {
 		defer cancel()
+		defer stopWalk()
 		var l board.MoveList
 		pos.GenerateLegal(&l)
 		var child board.Position
 		var total uint64
 		for _, m := range l.Slice() {
-			if ctx.Err() != nil {
+			pos.MakeMove(m, &child)
+			n, finished := child.PerftStop(depth-1, &stop)
+			if !finished {
 				events <- jobEvent{line: "info string perft stopped"}
 				events <- jobEvent{done: true}
 				return
-			}
-			pos.MakeMove(m, &child)
-			n := uint64(1)
-			if depth > 1 {
-				n = child.Perft(depth - 1)
 			}
 			total += n
 			events <- jobEvent{line: fmt.Sprintf("%s: %d", pos.UCI(m), n)}
