@@ -14,7 +14,7 @@ import (
 // opponent). left and inc are its clock. Returning board.NoMove resigns.
 // It runs outside the server's lock and may take its time (the clock runs);
 // ctx ends when the server closes. The game is a clone the func may keep.
-// An engine can be plugged in here (the bot helper's sandbox does).
+// An engine can be plugged in here: EngineOpponent (the sandbox uses it).
 type Opponent func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move
 
 // pieceValue orders captures: most valuable victim first.

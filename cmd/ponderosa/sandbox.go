@@ -1,4 +1,4 @@
-package bot
+package main
 
 import (
 	"context"
@@ -6,18 +6,16 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot"
 	"github.com/ponderosa-chess/ponderosa/config"
-	"github.com/ponderosa-chess/ponderosa/engine"
-	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
-// SandboxOptions configure RunSandbox.
-type SandboxOptions struct {
+// sandboxOptions configure runSandbox.
+type sandboxOptions struct {
 	// Games is the number of games played (default 2), alternating
 	// standard and Chess960, a human and a bot challenger.
 	Games int
@@ -32,11 +30,12 @@ type SandboxOptions struct {
 	Version string
 }
 
-// RunSandbox runs the whole service against an in-process fake Lichess on
-// the loopback interface: it sends a few scripted challenges (some the
-// default policy declines), waits for the games to end, stops the service
-// and prints a summary. It needs no token and no network.
-func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snapshot, error) {
+// runSandbox runs the whole service against an in-process fake Lichess
+// (lichess/fakelichess, which therefore ships in the binary) on the
+// loopback interface: it sends a few scripted challenges (some the default
+// policy declines), waits for the games to end, stops the service and
+// prints a summary. It needs no token and no network.
+func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.Snapshot, error) {
 	if o.Games <= 0 {
 		o.Games = 2
 	}
@@ -50,16 +49,16 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 		o.Out = io.Discard
 	}
 	if o.Clock+40*o.Increment < 30*time.Second {
-		return Snapshot{}, fmt.Errorf("sandbox: %s is UltraBullet, which the policy declines: use clock + 40×increment of at least 30s", tcString(o.Clock, o.Increment))
+		return bot.Snapshot{}, fmt.Errorf("sandbox: %s is UltraBullet, which the policy declines: use clock + 40×increment of at least 30s", tcString(o.Clock, o.Increment))
 	}
-	srv := fakelichess.New(fakelichess.Options{Opponent: sparringEngine(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
+	srv := fakelichess.New(fakelichess.Options{Opponent: fakelichess.EngineOpponent(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
 	defer srv.Close()
 	cfg.URL, cfg.Token = srv.URL(), config.NewSecret(srv.Token())
 	client := lichess.New(lichess.Options{BaseURL: cfg.URL, Token: cfg.Token.Reveal(), UserAgent: o.Version + " (sandbox)", Logger: o.Logger})
 	defer client.Close()
 
 	ready := make(chan struct{})
-	svc := New(cfg, client, Options{Logger: o.Logger, Version: o.Version, OnReady: func(*lichess.User) { close(ready) }})
+	svc := bot.New(cfg, client, bot.Options{Logger: o.Logger, Version: o.Version, OnReady: func(*lichess.User) { close(ready) }})
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
@@ -67,7 +66,7 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	select {
 	case <-ready:
 	case err := <-done:
-		return Snapshot{}, fmt.Errorf("sandbox: %w", err)
+		return bot.Snapshot{}, fmt.Errorf("sandbox: %w", err)
 	}
 	fmt.Fprintf(o.Out, "Sandbox: a fake Lichess at %s, %d games of %s\n", srv.URL(), o.Games, tcString(o.Clock, o.Increment))
 
@@ -121,7 +120,7 @@ func RunSandbox(ctx context.Context, cfg config.Config, o SandboxOptions) (Snaps
 	}
 	stop()
 	if err := <-done; err != nil {
-		return Snapshot{}, fmt.Errorf("sandbox: %w", err)
+		return bot.Snapshot{}, fmt.Errorf("sandbox: %w", err)
 	}
 	snap := svc.Snapshot()
 
@@ -167,15 +166,4 @@ func botResult(g fakelichess.GameInfo) string {
 // tcString writes a time control as minutes+seconds ("1+1", "0.5+0.2").
 func tcString(base, inc time.Duration) string {
 	return fmt.Sprintf("%s+%s", strconv.FormatFloat(base.Minutes(), 'f', -1, 64), strconv.FormatFloat(inc.Seconds(), 'f', -1, 64))
-}
-
-// sparringEngine is an opponent for the fake server: the real engine at a
-// fixed node budget, one engine per concurrent game.
-func sparringEngine(nodes uint64) fakelichess.Opponent {
-	pool := sync.Pool{New: func() any { return engine.New(engine.Options{HashMB: 4, Threads: 1}) }}
-	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
-		e := pool.Get().(*engine.Engine)
-		defer pool.Put(e)
-		return e.Search(ctx, g, engine.Limits{Nodes: nodes}, nil).Best
-	}
 }
