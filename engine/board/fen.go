@@ -15,10 +15,14 @@ import (
 // letters or when a castling king or rook is not on its standard square.
 //
 // Bad input gets an error starting with "fen: " that says what is wrong;
-// ParseFEN never panics. Besides syntax it rejects positions the move
-// generator cannot handle: a missing or extra king, pawns on the first or
-// last rank, more than 16 pieces or 8 pawns of one colour (counting
-// promoted pieces), and the side not to move being in check.
+// ParseFEN never panics. It accepts every position Lichess can start a game
+// from (Lichess's non-strict check): any material, as long as each side has
+// exactly one king, no pawn stands on the first or last rank and the side
+// not to move is not in check. Like Lichess it drops castling rights whose
+// king or rook is not in place, and an en passant square that no double
+// pawn push can have left, rather than refuse the position. Beyond Lichess
+// it refuses only set-ups so crowded that one side could have more than
+// MaxMoves moves.
 func ParseFEN(fen string) (Position, error) {
 	var p Position
 	fields := strings.Fields(fen)
@@ -34,7 +38,7 @@ func ParseFEN(fen string) (Position, error) {
 	case "b":
 		p.side = Black
 	default:
-		return Position{}, fmt.Errorf("fen: side to move is %q, want w or b", fields[1])
+		return Position{}, fmt.Errorf("fen: side to move is %s, want w or b", clip(fields[1]))
 	}
 	if err := p.parseCastling(fields[2]); err != nil {
 		return Position{}, err
@@ -46,12 +50,12 @@ func ParseFEN(fen string) (Position, error) {
 	if len(fields) == 6 {
 		n, err := strconv.Atoi(fields[4])
 		if err != nil || n < 0 || n > 1_000_000 {
-			return Position{}, fmt.Errorf("fen: bad halfmove clock %q", fields[4])
+			return Position{}, fmt.Errorf("fen: bad halfmove clock %s", clip(fields[4]))
 		}
 		p.halfmove = int32(n)
 		n, err = strconv.Atoi(fields[5])
 		if err != nil || n < 0 || n > 1_000_000 {
-			return Position{}, fmt.Errorf("fen: bad fullmove number %q", fields[5])
+			return Position{}, fmt.Errorf("fen: bad fullmove number %s", clip(fields[5]))
 		}
 		if n == 0 {
 			n = 1 // some writers start at 0; the number is then meaningless
@@ -110,23 +114,49 @@ func (p *Position) parsePlacement(s string) error {
 		case n > 1:
 			return fmt.Errorf("fen: %s has %d kings", c, n)
 		}
-		if n := p.byColor[c].Count(); n > 16 {
-			return fmt.Errorf("fen: %s has %d pieces, at most 16 possible", c, n)
-		}
-		pawns := p.Pieces(c, Pawn).Count()
-		if pawns > 8 {
-			return fmt.Errorf("fen: %s has %d pawns", c, pawns)
-		}
-		extra := max(0, p.Pieces(c, Queen).Count()-1) + max(0, p.Pieces(c, Rook).Count()-2) +
-			max(0, p.Pieces(c, Bishop).Count()-2) + max(0, p.Pieces(c, Knight).Count()-2)
-		if extra > 8-pawns {
-			return fmt.Errorf("fen: %s has more promoted pieces than missing pawns", c)
-		}
 	}
 	if b := p.byType[Pawn] & (rank1 | rank8); b != 0 {
 		return fmt.Errorf("fen: pawn on the first or last rank (%s)", b.LSB())
 	}
+	for c := White; c <= Black; c++ {
+		if n := p.moveBound(c); n > MaxMoves {
+			return fmt.Errorf("fen: %s could have up to %d moves here, more than the %d this engine handles", c, n, MaxMoves)
+		}
+	}
 	return nil
+}
+
+// moveBound is an upper bound on the moves c could have in p with c to
+// move: every target of every piece (pawns: both pushes and both captures,
+// four times over on the seventh rank), plus en passant and castling.
+func (p *Position) moveBound(c Color) int {
+	occ, own := p.byType[0], p.byColor[c]
+	n := 4 // two en passant captures, two castlings
+	for b := own; b != 0; {
+		sq := b.PopLSB()
+		var t Bitboard
+		switch p.board[sq].Type() {
+		case Pawn:
+			k := 2 + (PawnAttacks(c, sq) &^ own).Count()
+			if rankBB(6-5*int(c)).Has(sq) {
+				k *= 4
+			}
+			n += k
+			continue
+		case Knight:
+			t = KnightAttacks(sq)
+		case Bishop:
+			t = BishopAttacks(sq, occ)
+		case Rook:
+			t = RookAttacks(sq, occ)
+		case Queen:
+			t = QueenAttacks(sq, occ)
+		case King:
+			t = KingAttacks(sq)
+		}
+		n += (t &^ own).Count()
+	}
+	return n
 }
 
 func pieceFromLetter(ch byte) (Piece, bool) {
@@ -155,10 +185,15 @@ func (p *Position) parseCastling(s string) error {
 			c = Black
 			ch -= 'a' - 'A'
 		}
+		if ch != 'K' && ch != 'Q' && (ch < 'A' || ch > 'H') {
+			return fmt.Errorf("fen: castling field %q has bad letter %q", s, rune(s[j]))
+		}
+		// A right whose king or rook is not in place is dropped, as Lichess
+		// does ("KQkq" pasted under any position still starts a game).
 		back := rankBB(7 * int(c))
 		ksq := p.KingSquare(c)
 		if !back.Has(ksq) {
-			return fmt.Errorf("fen: castling field %q: %s king is not on its first rank", s, c)
+			continue
 		}
 		rooks := p.Pieces(c, Rook) & back
 		var rsq Square
@@ -167,23 +202,21 @@ func (p *Position) parseCastling(s string) error {
 			// The outermost rook on the h-side of the king.
 			b := rooks & aboveSquare(ksq) & back
 			if b == 0 {
-				return fmt.Errorf("fen: castling field %q: no %s rook on the king side", s, c)
+				continue
 			}
 			rsq = b.msb()
 		case ch == 'Q':
 			b := rooks & belowSquare(ksq)
 			if b == 0 {
-				return fmt.Errorf("fen: castling field %q: no %s rook on the queen side", s, c)
+				continue
 			}
 			rsq = b.LSB()
-		case ch >= 'A' && ch <= 'H':
+		default:
 			shredder = true
 			rsq = NewSquare(int(ch-'A'), 7*int(c))
 			if !rooks.Has(rsq) {
-				return fmt.Errorf("fen: castling field %q: no %s rook on %s", s, c, rsq)
+				continue
 			}
-		default:
-			return fmt.Errorf("fen: castling field %q has bad letter %q", s, rune(s[j]))
 		}
 		right := 0
 		if rsq < ksq {
@@ -191,7 +224,7 @@ func (p *Position) parseCastling(s string) error {
 		}
 		right += 2 * int(c)
 		if p.castling&(1<<right) != 0 {
-			return fmt.Errorf("fen: castling field %q gives a right twice", s)
+			continue // the same right twice ("KK") is that right
 		}
 		p.castling |= 1 << right
 		p.castleRook[right] = rsq
@@ -215,18 +248,19 @@ func (p *Position) parseEP(s string) error {
 	}
 	sq, err := ParseSquare(s)
 	if err != nil {
-		return fmt.Errorf("fen: bad en passant field %q", s)
+		return fmt.Errorf("fen: bad en passant field %s", clip(s))
 	}
 	us, them := p.side, p.side.Other()
+	// A square no double pawn push of the other side can have left (wrong
+	// rank, no pawn in front of it, squares it passed not empty) is
+	// ignored, as Lichess ignores it.
 	if sq.Rank() != 5-3*int(us) {
-		return fmt.Errorf("fen: en passant square %s is on the wrong rank for %s to move", sq, us)
+		return nil
 	}
-	// The pawn that just moved two squares stands in front of sq (from its
-	// own side), and the squares it passed are empty.
 	pawnSq := sq ^ 8
 	from := NewSquare(sq.File(), 6-5*int(us))
 	if p.board[pawnSq] != MakePiece(them, Pawn) || p.board[sq] != NoPiece || p.board[from] != NoPiece {
-		return fmt.Errorf("fen: en passant square %s does not follow a %s double pawn push", sq, them)
+		return nil
 	}
 	p.ep = sq
 	return nil
@@ -308,4 +342,13 @@ func (p *Position) castlingString() string {
 		}
 	}
 	return string(out)
+}
+
+// clip quotes s for an error message, cut to its first 32 bytes so that no
+// error repeats a long input whole.
+func clip(s string) string {
+	if len(s) <= 32 {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:32]) + "…"
 }

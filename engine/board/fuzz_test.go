@@ -13,6 +13,14 @@ func FuzzParseFEN(f *testing.F) {
 	f.Add("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
 	f.Add("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
 	f.Add("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3")
+	// Issue 13: set-ups Lichess starts games from (promoted pieces beyond
+	// the missing pawns, nine pawns, rights and en passant that do not fit)
+	// and one too crowded for the move list.
+	f.Add("4k3/8/8/8/8/QQ1Q4/PPPPPPPP/4K3 w - - 0 1")
+	f.Add("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1")
+	f.Add("4k3/8/8/8/8/8/8/4K3 w KQkq e3 0 1")
+	f.Add("3Q4/1Q3Q2/Q6Q/2QQQQ2/QQ4QQ/8/8/k3K3 b - - 0 1")
+	f.Add("QQQQQQQQ/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/QQQQQQQQ/K6k b - - 0 1")
 	f.Fuzz(func(t *testing.T, fen string) {
 		p, err := ParseFEN(fen)
 		if err != nil {

@@ -79,7 +79,11 @@ func (m Move) String() string {
 }
 
 // MaxMoves bounds the number of legal moves in any position ParseFEN
-// accepts (the known maximum is 218).
+// accepts (ParseFEN checks an upper bound for both sides; positions reached
+// by legal play have at most 218). A position reached from an artificial
+// set-up (more pieces than legal play allows) could in theory have more
+// after lines open or pawns promote: the generators then keep the first
+// MaxMoves rather than overrun the list.
 const MaxMoves = 256
 
 // MoveList is a caller-owned, fixed-size list of moves. The generators
@@ -93,8 +97,10 @@ type MoveList struct {
 func (l *MoveList) Slice() []Move { return l.Moves[:l.N] }
 
 func (l *MoveList) add(m Move) {
-	l.Moves[l.N] = m
-	l.N++
+	if l.N < len(l.Moves) {
+		l.Moves[l.N] = m
+		l.N++
+	}
 }
 
 // Contains reports whether m is in the list.

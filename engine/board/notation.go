@@ -28,7 +28,7 @@ func (p *Position) UCI(m Move) string {
 // move matches it.
 func (p *Position) ParseUCIMove(s string) (Move, error) {
 	if len(s) != 4 && len(s) != 5 {
-		return NoMove, fmt.Errorf("bad UCI move %q: want 4 or 5 characters", s)
+		return NoMove, fmt.Errorf("bad UCI move %s: want 4 or 5 characters", clip(s))
 	}
 	from, err1 := ParseSquare(s[0:2])
 	to, err2 := ParseSquare(s[2:4])
