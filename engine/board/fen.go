@@ -138,7 +138,7 @@ func (p *Position) moveBound(c Color) int {
 		switch p.board[sq].Type() {
 		case Pawn:
 			k := 2 + (PawnAttacks(c, sq) &^ own).Count()
-			if rankBB(6-5*int(c)).Has(sq) {
+			if rankBB(6 - 5*int(c)).Has(sq) {
 				k *= 4
 			}
 			n += k
