@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +27,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "ponderosa")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	// go test puts its own GOROOT/bin first on PATH.
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	args := []string{"build", "-o", binary}
 	if raceEnabled {
 		args = append(args, "-race")

@@ -96,17 +96,29 @@ type jobEvent struct {
 // job is the running search or long command.
 type job struct {
 	cancel   context.CancelFunc
-	search   bool
-	infinite bool
-	// unbounded: go infinite, or a go with no limit at all (runs until stop).
-	unbounded bool
-	ponder    bool // started as go ponder
-	hit       bool // ponderhit received
-	stopped   bool // stop received
-	root      board.Position
-	held      *engine.Result // finished but not allowed to print bestmove yet
-	handle    *engine.Handle // the search (nil for perft, bench)
+	state    jobState
+	afterHit jobState // what a ponderhit makes of a pondering search
+	root     board.Position
+	held     *engine.Result // finished but not allowed to print bestmove yet
+	handle   *engine.Handle // the search (nil for perft, bench)
 }
+
+// jobState is what ends the running job.
+type jobState int
+
+const (
+	// running: the job ends by itself (a search with a limit, a pondering
+	// search that was hit, perft, bench).
+	running jobState = iota
+	// untilStop: go infinite, or a go with no limit at all; bestmove only
+	// after stop.
+	untilStop
+	// pondering: go ponder not hit yet; bestmove only after ponderhit or
+	// stop.
+	pondering
+	// stopped: stop received; the job ends as soon as it can.
+	stopped
+)
 
 // pendingCmd is a command received while a job ran. A stop or ponderhit
 // that arrives while a go is still queued applies to that go too, so a
@@ -116,10 +128,12 @@ type pendingCmd struct {
 	stopped, hit bool
 }
 
-// waitsForGUI reports whether the job runs until the GUI ends it.
-func (j *job) waitsForGUI() bool {
-	return j.search && !j.stopped && (j.unbounded || (j.ponder && !j.hit))
-}
+// waitsForGUI reports whether the job runs until the GUI ends it: its
+// bestmove is held until then.
+func (j *job) waitsForGUI() bool { return j.state == untilStop || j.state == pondering }
+
+// isSearch reports whether the job is a search (not perft or bench).
+func (j *job) isSearch() bool { return j.handle != nil }
 
 // session is the state of one UCI conversation. Only the Run goroutine
 // touches it (the job goroutine only sends events).
@@ -164,33 +178,33 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) e
 		select {
 		case ev := <-input:
 			if ev.eof != nil {
-				s.shutdown()
+				s.shutdown(ctx)
 				break
 			}
 			if ev.raw == "" {
 				s.infoString("input line longer than %d bytes ignored", maxLine)
 				continue
 			}
-			s.handleLine(ev.raw)
+			s.handleLine(ctx, ev.raw)
 		case ev := <-s.events:
-			s.handleJobEvent(ev)
+			s.handleJobEvent(ctx, ev)
 		case <-ctx.Done():
-			s.shutdown()
+			s.shutdown(ctx)
 		}
 	}
 	// After a write error: still end the job so its goroutine finishes.
-	s.shutdown()
+	s.shutdown(ctx)
 	return s.werr
 }
 
 // shutdown stops any job, waits for it (printing its bestmove) and ends
 // the session.
-func (s *session) shutdown() {
+func (s *session) shutdown(ctx context.Context) {
 	s.quit = true // no queued command runs any more
 	if s.job != nil {
-		s.stopJob()
+		s.stopJob(ctx)
 		for s.job != nil {
-			s.handleJobEvent(<-s.events)
+			s.handleJobEvent(ctx, <-s.events)
 		}
 	}
 }
@@ -212,7 +226,7 @@ func (s *session) infoString(format string, args ...any) {
 }
 
 // handleLine parses one input line and acts on it.
-func (s *session) handleLine(raw string) {
+func (s *session) handleLine(ctx context.Context, raw string) {
 	cmd, err := Parse(raw)
 	if s.debug {
 		s.infoString("received: %s", strings.TrimSpace(raw))
@@ -257,7 +271,7 @@ func (s *session) handleLine(raw string) {
 			}
 		}
 		if s.job != nil {
-			s.stopJob()
+			s.stopJob(ctx)
 		}
 		return
 	case PonderHit:
@@ -269,40 +283,40 @@ func (s *session) handleLine(raw string) {
 				return // the hit is for the latest go
 			}
 		}
-		if s.job != nil && s.job.search && s.job.ponder && !s.job.hit {
-			s.job.hit = true
-			s.job.handle.PonderHit()
-			if s.job.held != nil {
-				s.finishSearch(*s.job.held)
+		if j := s.job; j != nil && j.state == pondering {
+			j.state = j.afterHit
+			j.handle.PonderHit()
+			if j.held != nil && !j.waitsForGUI() {
+				s.finishSearch(ctx, *j.held)
 			}
 		}
 		return
 	case Quit:
-		s.shutdown()
+		s.shutdown(ctx)
 		return
 	}
 	if s.job != nil {
 		s.pending = append(s.pending, pendingCmd{cmd: cmd})
 		return
 	}
-	s.execute(pendingCmd{cmd: cmd})
+	s.execute(ctx, pendingCmd{cmd: cmd})
 }
 
 // stopJob handles "stop": cancel the job; a held result is printed now.
-func (s *session) stopJob() {
+func (s *session) stopJob(ctx context.Context) {
 	j := s.job
-	j.stopped = true
+	j.state = stopped
 	j.cancel()
 	if j.handle != nil {
 		j.handle.Stop()
 	}
 	if j.held != nil {
-		s.finishSearch(*j.held)
+		s.finishSearch(ctx, *j.held)
 	}
 }
 
 // execute runs a command that needs the engine idle.
-func (s *session) execute(pc pendingCmd) {
+func (s *session) execute(ctx context.Context, pc pendingCmd) {
 	switch c := pc.cmd.(type) {
 	case IsReady:
 		s.println("readyok")
@@ -315,23 +329,23 @@ func (s *session) execute(pc pendingCmd) {
 		s.setPosition(c)
 	case Go:
 		if c.Perft > 0 {
-			s.startPerft(c.Perft)
+			s.startPerft(ctx, c.Perft)
 			if pc.stopped {
-				s.stopJob()
+				s.stopJob(ctx)
 			}
 			return
 		}
 		if pc.hit {
 			c.Ponder = false // pondering that was hit at once is a normal search
 		}
-		s.startSearch(c)
+		s.startSearch(ctx, c)
 		if pc.stopped {
-			s.stopJob()
+			s.stopJob(ctx)
 		}
 	case Bench:
-		s.startBench(c.Depth)
+		s.startBench(ctx, c.Depth)
 		if pc.stopped {
-			s.stopJob()
+			s.stopJob(ctx)
 		}
 	case Display:
 		pos := s.game.Position()
@@ -413,7 +427,7 @@ func (s *session) setPosition(c Position) {
 	s.game = g
 }
 
-func (s *session) startSearch(c Go) {
+func (s *session) startSearch(ctx context.Context, c Go) {
 	root := s.game.Position()
 	l := engine.Limits{
 		WTime: c.WTime, BTime: c.BTime, WInc: c.WInc, BInc: c.BInc,
@@ -431,10 +445,21 @@ func (s *session) startSearch(c Go) {
 	if len(c.SearchMoves) > 0 && len(l.SearchMoves) == 0 {
 		s.infoString("searchmoves: no legal move given, searching all moves")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	clock := c.WTime != 0 || c.BTime != 0 || c.WInc != 0 || c.BInc != 0
 	timed := clock || c.MoveTime > 0 || c.Depth > 0 || c.Nodes > 0 || c.Mate > 0
-	j := &job{cancel: cancel, search: true, infinite: c.Infinite, unbounded: c.Infinite || !timed, ponder: c.Ponder, root: root}
+	// A go with no limit at all runs until stop, as go infinite does: the
+	// engine is told so too, so that it never returns at its maximum depth.
+	l.Infinite = c.Infinite || !timed
+	ctx, cancel := context.WithCancel(ctx)
+	j := &job{cancel: cancel, root: root}
+	j.afterHit = running
+	if l.Infinite {
+		j.afterHit = untilStop
+	}
+	j.state = j.afterHit
+	if c.Ponder {
+		j.state = pondering
+	}
 	s.job = j
 	g := s.game.Clone()
 	events := s.events
@@ -498,7 +523,7 @@ func formatInfo(root *board.Position, info engine.Info, since time.Duration) (st
 
 // handleJobEvent prints job output and, at the end of a job, its bestmove
 // (unless it must be held) and the commands that waited for it.
-func (s *session) handleJobEvent(ev jobEvent) {
+func (s *session) handleJobEvent(ctx context.Context, ev jobEvent) {
 	if !ev.done {
 		s.println(ev.line)
 		return
@@ -507,21 +532,21 @@ func (s *session) handleJobEvent(ev jobEvent) {
 	if j == nil {
 		return
 	}
-	if j.search {
+	if j.isSearch() {
 		res := *ev.result
 		// Never end a go infinite or an unanswered go ponder on our own.
-		if (j.infinite || (j.ponder && !j.hit)) && !j.stopped {
+		if j.waitsForGUI() {
 			j.held = &res
 			return
 		}
-		s.finishSearch(res)
+		s.finishSearch(ctx, res)
 		return
 	}
-	s.endJob()
+	s.endJob(ctx)
 }
 
 // finishSearch prints the final info and bestmove of the current search.
-func (s *session) finishSearch(res engine.Result) {
+func (s *session) finishSearch(ctx context.Context, res engine.Result) {
 	j := s.job
 	root := j.root
 	if res.Best != board.NoMove && root.IsLegal(res.Best) {
@@ -543,12 +568,12 @@ func (s *session) finishSearch(res engine.Result) {
 	} else {
 		s.println("bestmove 0000")
 	}
-	s.endJob()
+	s.endJob(ctx)
 }
 
 // endJob clears the job and runs the commands that waited for it, until
 // one of them starts a new job.
-func (s *session) endJob() {
+func (s *session) endJob(ctx context.Context) {
 	if s.job != nil {
 		s.job.cancel()
 		// The job goroutine has sent its done event; nothing more will come.
@@ -557,12 +582,12 @@ func (s *session) endJob() {
 	for len(s.pending) > 0 && s.job == nil && !s.quit {
 		pc := s.pending[0]
 		s.pending = s.pending[1:]
-		s.execute(pc)
+		s.execute(ctx, pc)
 	}
 }
 
-func (s *session) startPerft(depth int) {
-	ctx, cancel := context.WithCancel(context.Background())
+func (s *session) startPerft(ctx context.Context, depth int) {
+	ctx, cancel := context.WithCancel(ctx)
 	s.job = &job{cancel: cancel}
 	pos := s.game.Position()
 	events := s.events
@@ -594,8 +619,8 @@ func (s *session) startPerft(depth int) {
 	}()
 }
 
-func (s *session) startBench(depth int) {
-	ctx, cancel := context.WithCancel(context.Background())
+func (s *session) startBench(ctx context.Context, depth int) {
+	ctx, cancel := context.WithCancel(ctx)
 	s.job = &job{cancel: cancel}
 	events := s.events
 	eng := s.eng

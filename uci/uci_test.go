@@ -49,7 +49,7 @@ func TestSpecDialogue(t *testing.T) {
 	p.send("ucinewgame", "setoption name UCI_AnalyseMode value true", "position startpos moves e2e4 e7e5", "go infinite")
 	got = p.untilLine(10*time.Second, "info depth 3")
 	p.send("stop")
-	got = p.until(5*time.Second, "bestmove", isBestmove)
+	got = append(got, p.until(5*time.Second, "bestmove", isBestmove)...)
 	bm := got[len(got)-1]
 	if f := strings.Fields(bm); len(f) != 4 || f[2] != "ponder" || len(f[1]) != 4 {
 		t.Errorf("want 'bestmove X ponder Y', got %q", bm)
@@ -109,6 +109,16 @@ func TestInfiniteAndPonderHoldBestmoveEvenWhenMate(t *testing.T) {
 		if strings.Contains(l, " pv ") && fieldAfter(l, "score") == "mate" && fieldAfter(l, "mate") != "1" {
 			t.Errorf("mate score should be 'mate 1': %q", l)
 		}
+	}
+
+	// A go with no limit at all is infinite too: it holds the bestmove
+	// until stop even when the search has nothing left to find.
+	p.send("position fen "+mateInOne, "go")
+	p.untilLine(10*time.Second, "info depth 1")
+	p.quiet(300*time.Millisecond, "bestmove")
+	p.send("stop")
+	if got := p.until(5*time.Second, "bestmove", isBestmove); !strings.HasPrefix(got[len(got)-1], "bestmove a1a8") {
+		t.Errorf("plain go: got %q, want a1a8", got[len(got)-1])
 	}
 
 	// go ponder: no bestmove before ponderhit, then a normal timed search.
