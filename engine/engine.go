@@ -40,16 +40,6 @@ type Engine struct {
 
 	tt      *transTable
 	workers []*worker
-	knobs   knobs
-}
-
-// knobs switch search features off for A/B experiments (set only by
-// tests through export_test.go; the zero value is the engine as shipped).
-type knobs struct {
-	noSingular       bool
-	noRazor          bool // no razoring at depth <= 3
-	noSEEPruneChecks bool // never SEE-prune checking moves
-	noQChecks        bool // no quiet checks at the first quiescence ply
 }
 
 // New returns an Engine configured by opts (zero fields take defaults). A
@@ -233,9 +223,6 @@ func (r *run) ponderHit() {
 	})
 }
 
-// stillPondering reports whether the run is a ponder search not yet hit.
-func (r *run) stillPondering() bool { return r.ponder && r.hitAt.Load() == 0 }
-
 // clock returns the time since the clock started (search start, or the
 // ponder hit) and the budget that applies from then. ok is false while the
 // clock is not running (pondering) or the search is untimed.
@@ -416,7 +403,6 @@ func (s *started) run() Result {
 	e.tt.newSearch()
 	for _, w := range workers {
 		w.prepare(r, &root, s.keys, rootMoves, s.multiPV)
-		w.knobs = e.knobs
 	}
 	var wg sync.WaitGroup
 	var helperPanic atomic.Value

@@ -98,30 +98,38 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestWACSubset solves easy WAC positions at a fixed depth (deterministic,
-// fast enough for CI under -race).
+// TestWACSubset solves the first 20 WAC positions at depth 10. The search
+// is deterministic there (one thread, a fresh table per position), so the
+// test pins what it does: every position is solved but those in
+// wacSubsetMissed. A position newly missed fails the test; one of those
+// newly solved is logged (then take it off the list).
+//
+// Under the race detector (ten times slower, and one thread has nothing to
+// race) it skips: CI runs it in its step without -race.
 func TestWACSubset(t *testing.T) {
+	if raceEnabled {
+		t.Skip("WAC at depth 10 runs without -race (CI's go test ./engine/... step)")
+	}
 	cases := loadEPD(t, "testdata/wac.epd")
 	if len(cases) != 300 {
 		t.Fatalf("loaded %d WAC positions, want 300", len(cases))
 	}
-	e := New(Options{HashMB: 8})
-	// The first 20 positions at depth 6: most are short tactics.
-	solved := 0
-	var failed []string
+	e := New(Options{HashMB: 8, Threads: 1})
 	for _, c := range cases[:20] {
-		ok, got := solve(t, e, c, Limits{Depth: 6})
-		if ok {
-			solved++
-		} else {
-			failed = append(failed, fmt.Sprintf("%s(%s, want %v)", c.id, got, c.bm))
+		ok, got := solve(t, e, c, Limits{Depth: 10})
+		switch {
+		case !ok && !wacSubsetMissed[c.id]:
+			t.Errorf("%s: %s at depth 10, want %v", c.id, got, c.bm)
+		case ok && wacSubsetMissed[c.id]:
+			t.Logf("%s: now solved at depth 10 (%s): take it off wacSubsetMissed", c.id, got)
 		}
 	}
-	t.Logf("WAC 1-20 at depth 6: %d/20 solved; failed: %v", solved, failed)
-	if solved < 15 {
-		t.Errorf("only %d/20 WAC positions solved at depth 6", solved)
-	}
 }
+
+// wacSubsetMissed are the positions of WAC 1-20 the search misses at depth
+// 10 (WAC.002, the rook sacrifice Rxb2, whose point, a queening pawn, lies
+// beyond that horizon).
+var wacSubsetMissed = map[string]bool{"WAC.002": true}
 
 // TestWACFull runs all 300 WAC positions at 1 s each on one thread. It takes
 // about 5 minutes: run with PONDEROSA_LONG=1 (PONDEROSA_WAC_MS overrides the
@@ -142,14 +150,8 @@ func TestWACFull(t *testing.T) {
 		cases = slices.DeleteFunc(cases, func(c epdCase) bool { return !slices.Contains(want, c.id) })
 	}
 	e := New(Options{HashMB: 64, Threads: 1, MoveOverhead: 0})
-	// Experiments: PONDEROSA_WAC_KNOBS=noqchecks,... switches knobs on and
 	// PONDEROSA_WAC_NODES=N limits nodes instead of time (deterministic, so
-	// two variants can run side by side on a loaded machine).
-	if ks := os.Getenv("PONDEROSA_WAC_KNOBS"); ks != "" {
-		for _, k := range strings.Split(ks, ",") {
-			SetKnob(e, k, true)
-		}
-	}
+	// two builds can run side by side on a loaded machine).
 	lim, budget := Limits{MoveTime: per}, per.String()
 	if s := os.Getenv("PONDEROSA_WAC_NODES"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)

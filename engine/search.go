@@ -34,7 +34,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	pvNode := beta-alpha > 1
 	w.pvLen[ply] = 0
 	if depth <= 0 {
-		return w.qsearch(alpha, beta, ply, !w.knobs.noQChecks)
+		return w.qsearch(alpha, beta, ply, true)
 	}
 
 	// Step 2. Check for an aborted search, an immediate draw and the maximum ply.
@@ -98,8 +98,8 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		}
 
 		// Step 7. Razoring: far below alpha at low depth, trust the quiescence search.
-		if !w.knobs.noRazor && depth <= 3 && evalScore+Score(250*depth) < alpha {
-			q := w.qsearch(alpha-1, alpha, ply, !w.knobs.noQChecks)
+		if depth <= 3 && evalScore+Score(250*depth) < alpha {
+			q := w.qsearch(alpha-1, alpha, ply, true)
 			if w.stopped {
 				return 0
 			}
@@ -126,7 +126,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	// fails low against a margin below the hash score, the hash move is
 	// extended; if even without it the node fails high, cut (multi-cut).
 	singularExt := 0
-	if !w.knobs.noSingular && depth >= 8 && ttMove != board.NoMove && excluded == board.NoMove &&
+	if depth >= 8 && ttMove != board.NoMove && excluded == board.NoMove &&
 		tte.bound != BoundUpper && tte.depth >= depth-3 && ttScore != NoScore &&
 		!ttScore.IsMate() && ply < 2*w.rootDepth {
 		ext, score, cut := w.singularSearch(ply, depth, ttMove, ttScore, beta, cutNode)
@@ -193,7 +193,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 					(lmrDepth <= 7 && !see(pos, m, -25*lmrDepth*lmrDepth)) {
 					continue
 				}
-			} else if depth <= 6 && (!givesCheck || !w.knobs.noSEEPruneChecks) && !see(pos, m, -100*depth) {
+			} else if depth <= 6 && !see(pos, m, -100*depth) {
 				continue
 			}
 		}

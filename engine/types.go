@@ -80,7 +80,9 @@ func (b Bound) String() string {
 	return ""
 }
 
-// Options configures an Engine. Zero fields take defaults (see Defaults).
+// Options configures an Engine. Zero fields take defaults: DefaultHashMB,
+// one thread, one PV, DefaultMoveOverhead, DefaultElo, the eval's own
+// weights (see normalized).
 type Options struct {
 	// HashMB is the transposition table size in MiB (1..65536).
 	HashMB int
@@ -94,7 +96,7 @@ type Options struct {
 	LimitStrength bool
 	// Elo is the target playing strength when LimitStrength is set.
 	Elo int
-	// Eval, if not nil, replaces the evaluation weights (eval.Default).
+	// Eval, if not nil, replaces the evaluation weights (eval.Default()).
 	// It is for tuning and for testing weight sets against each other.
 	Eval *eval.Params
 }

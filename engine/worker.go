@@ -65,14 +65,18 @@ type worker struct {
 	bestScore  Score
 	nmpMinPly  int // null move is disabled below this ply (verification search)
 	stopped    bool
-	knobs      knobs // experiment switches (all off in play)
 }
 
+// newWorker returns search thread id on tt, evaluating with the weights p
+// (nil: the weights the engine plays with).
 func newWorker(id int, tt *transTable, p *eval.Params) *worker {
-	if p == nil {
-		p = eval.Default
+	var ev *eval.Evaluator
+	if p != nil {
+		ev = eval.NewEvaluatorWith(p)
+	} else {
+		ev = eval.NewEvaluator()
 	}
-	return &worker{id: id, tt: tt, ev: eval.NewEvaluatorWith(p), keys: make([]uint64, 0, 1024)}
+	return &worker{id: id, tt: tt, ev: ev, keys: make([]uint64, 0, 1024)}
 }
 
 func (w *worker) clearHistory() {

@@ -37,7 +37,7 @@ type pawnEntry struct {
 }
 
 // NewEvaluator returns an evaluator using the Default weights.
-func NewEvaluator() *Evaluator { return NewEvaluatorWith(Default) }
+func NewEvaluator() *Evaluator { return NewEvaluatorWith(playing) }
 
 // NewEvaluatorWith returns an evaluator using weights p (not copied).
 func NewEvaluatorWith(p *Params) *Evaluator {
@@ -54,7 +54,7 @@ func (ev *Evaluator) Evaluate(pos *board.Position) int {
 }
 
 // Evaluate evaluates pos with the Default weights and no cache.
-func Evaluate(pos *board.Position) int { return evaluate(pos, Default, nil, nil) }
+func Evaluate(pos *board.Position) int { return evaluate(pos, playing, nil, nil) }
 
 // Trace is the feature vector of one position: for every weight, the number
 // of times it applies for White minus for Black, plus the game phase and
@@ -563,7 +563,7 @@ func (e *evalState) endgameScale() int {
 // group, from White's point of view, and the final side-to-move score.
 func Explain(pos *board.Position) string {
 	var t Trace
-	p := Default
+	p := playing
 	total := Features(pos, p, &t)
 	groups := []struct {
 		name   string

@@ -81,11 +81,12 @@ func TestFeaturesReproduceEval(t *testing.T) {
 	var tr Trace
 	for _, fen := range testFENs {
 		p := mustPos(t, fen)
-		white := Features(&p, Default, &tr)
+		w := Default()
+		white := Features(&p, w, &tr)
 		mg, eg := 0, 0
 		for i, c := range tr.Coef {
-			mg += int(c) * Default[i].MG()
-			eg += int(c) * Default[i].EG()
+			mg += int(c) * w[i].MG()
+			eg += int(c) * w[i].EG()
 		}
 		got := (mg*tr.Phase + eg*(24-tr.Phase)*tr.Scale/64) / 24
 		if got != white {

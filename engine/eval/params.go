@@ -51,12 +51,20 @@ const (
 // Params is a complete set of evaluation weights.
 type Params [NumParams]S
 
-// Default holds the weights the engine plays with: the tuned table in
-// tuned.go (written by the Texel tuner in engine/eval/tune) when there is
-// one, else the hand-set starting values of HandSet.
-var Default = defaultOrTuned()
+// playing holds the weights the engine plays with (see Default). It is
+// written once, at package initialisation, and never after: it is
+// unexported so that nothing outside can, and Default hands out copies.
+var playing = tunedOrHandSet()
 
-func defaultOrTuned() *Params {
+// Default returns a copy of the weights the engine plays with: the tuned
+// table in tuned.go (written by the Texel tuner, cmd/texel) when there is
+// one, else the hand-set starting values of HandSet.
+func Default() *Params {
+	p := *playing
+	return &p
+}
+
+func tunedOrHandSet() *Params {
 	if tunedTable == nil {
 		return HandSet()
 	}

@@ -33,6 +33,9 @@ type Config struct {
 	SPRT *SPRT
 	// PGN, if set, receives every finished game.
 	PGN io.Writer
+	// Game, if set, is called with every finished game, one at a time, in
+	// the order the games finish (the tuning-data generator reads them).
+	Game func(GameRecord)
 	// Progress, if set, receives one line per finished game and the
 	// summary.
 	Progress io.Writer
@@ -155,6 +158,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				firstErr = fmt.Errorf("match: writing PGN: %w", err)
 				cancel()
 			}
+		}
+		if cfg.Game != nil {
+			cfg.Game(rec)
 		}
 		if cfg.SPRT != nil {
 			res.LLR = cfg.SPRT.LLR(res.Stats)

@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -20,23 +19,7 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("result %v", res)
 		}
 		if pos, err := board.ParseFEN(fen); err == nil {
-			NewSample(&pos, eval.Default, res)
-		}
-	})
-}
-
-func FuzzLoadOpenings(f *testing.F) {
-	f.Add("1. e4 e5 2. Nf3 Nc6 *\n")
-	f.Add("[Result \"*\"]\n\n1. d4 d5 *\nr1bq1rk1/pp1nppbp/3p1np1/8/2PNP3/2N5/PP2BPPP/R1BQ1RK1 w - - 4 9\n")
-	f.Fuzz(func(t *testing.T, src string) {
-		ops, err := LoadOpenings(strings.NewReader(src))
-		if err != nil {
-			return
-		}
-		for _, g := range ops {
-			pos := g.Position()
-			var ml board.MoveList
-			pos.GenerateLegal(&ml)
+			NewSample(&pos, eval.Default(), res)
 		}
 	})
 }

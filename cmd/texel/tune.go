@@ -1,7 +1,3 @@
-// Command texel tunes the evaluation weights on labelled positions (from
-// selfplay -mode gen) and writes engine/eval/tuned.go.
-//
-//	go run ./engine/eval/tune/cmd/texel -data data.txt -iters 400 -out engine/eval/tuned.go
 package main
 
 import (
@@ -16,25 +12,24 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/eval/tune"
 )
 
-func main() {
-	data := flag.String("data", "", "labelled positions file")
-	iters := flag.Int("iters", 400, "gradient descent steps")
-	lr := flag.Float64("lr", 1, "Adam learning rate (centipawns)")
-	out := flag.String("out", "", "write tuned.go here (empty: only report)")
-	fromHand := flag.Bool("handset", true, "start from the hand-set weights (else from eval.Default)")
-	l2 := flag.Float64("l2", 0, "L2 pull towards the starting weights (per cp², e.g. 1e-7)")
-	freezePST := flag.Bool("freeze-pst", false, "do not tune the piece-square tables")
-	valid := flag.String("valid", "", "held-out labelled positions: report their error before and after")
-	note := flag.String("note", "", "describe the data in the generated file's comment")
-	flag.Parse()
-	if err := run(*note, *data, *valid, *iters, *lr, *out, *fromHand, *l2, *freezePST); err != nil {
-		fmt.Fprintln(os.Stderr, "texel:", err)
-		os.Exit(1)
-	}
+// cmdTune fits the weights to labelled positions and writes tuned.go.
+func cmdTune(args []string) error {
+	fs := flag.NewFlagSet("texel tune", flag.ExitOnError)
+	data := fs.String("data", "", "labelled positions file")
+	iters := fs.Int("iters", 400, "gradient descent steps")
+	lr := fs.Float64("lr", 1, "Adam learning rate (centipawns)")
+	out := fs.String("out", "", "write tuned.go here (empty: only report)")
+	fromHand := fs.Bool("handset", true, "start from the hand-set weights (else from eval.Default())")
+	l2 := fs.Float64("l2", 0, "L2 pull towards the starting weights (per cp², e.g. 1e-7)")
+	freezePST := fs.Bool("freeze-pst", false, "do not tune the piece-square tables")
+	valid := fs.String("valid", "", "held-out labelled positions: report their error before and after")
+	note := fs.String("note", "", "describe the data in the generated file's comment")
+	fs.Parse(args)
+	return tuneWeights(*note, *data, *valid, *iters, *lr, *out, *fromHand, *l2, *freezePST)
 }
 
-func run(note, data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
-	start := eval.Default
+func tuneWeights(note, data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
+	start := eval.Default()
 	if fromHand {
 		start = eval.HandSet()
 	}
