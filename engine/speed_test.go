@@ -20,7 +20,9 @@ import (
 //
 //	PONDEROSA_VERSUS=/usr/games/glaurung go test ./engine -run SpeedVersus -v
 //
-// PONDEROSA_VERSUS_MS sets the movetime (default 1000).
+// PONDEROSA_VERSUS_MS sets the movetime (default 1000). The test fails when
+// our speed is below PONDEROSA_VERSUS_MIN times theirs (default 0.6, the
+// target against Glaurung 2.2 that the README's figures meet).
 func TestSpeedVersus(t *testing.T) {
 	other := os.Getenv("PONDEROSA_VERSUS")
 	if other == "" {
@@ -31,6 +33,14 @@ func TestSpeedVersus(t *testing.T) {
 		ms = v
 	}
 	movetime := time.Duration(ms) * time.Millisecond
+	floor := 0.6
+	if v := os.Getenv("PONDEROSA_VERSUS_MIN"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			t.Fatalf("PONDEROSA_VERSUS_MIN=%q: want a positive ratio", v)
+		}
+		floor = f
+	}
 
 	cmd := exec.Command(other)
 	stdin, err := cmd.StdinPipe()
@@ -102,6 +112,9 @@ func TestSpeedVersus(t *testing.T) {
 		t.Fatalf("%s reported no node counts", other)
 	}
 	t.Logf("total: ours %.0f nps, %s %.0f nps: ratio %.2f", ours, other, theirs, ours/theirs)
+	if ours/theirs < floor {
+		t.Errorf("speed ratio %.2f against %s is below %.2f", ours/theirs, other, floor)
+	}
 }
 
 // lastNodes returns the last "nodes N" figure in UCI info lines.
