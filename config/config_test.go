@@ -100,6 +100,8 @@ func TestInvalidNamed(t *testing.T) {
 		{"LICHESS_TOKEN", "abc def", "letters, digits and underscores"},
 		{"LICHESS_URL", "ftp://x", "http"},
 		{"LICHESS_URL", "lichess.org", "http"},
+		{"LICHESS_URL", "http://lichess.org", "loopback"},
+		{"LICHESS_URL", "http://192.168.1.5:8080", "loopback"},
 		{"PONDEROSA_MAX_GAMES", "x", `PONDEROSA_MAX_GAMES: must be an integer from 1 to 64, got "x"`},
 		{"PONDEROSA_MAX_GAMES", "0", "from 1 to 64"},
 		{"PONDEROSA_MAX_GAMES", "65", "from 1 to 64"},

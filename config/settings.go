@@ -48,7 +48,7 @@ var settings = []setting{
 			c.Token = NewSecret(v)
 			return nil
 		}},
-	{Setting: Setting{"LICHESS_URL", "https://lichess.org", "Lichess base URL (http or https, no query)"},
+	{Setting: Setting{"LICHESS_URL", "https://lichess.org", "Lichess base URL (https, no query; http only to a loopback host such as 127.0.0.1 or localhost)"},
 		set: func(c *Config, v string) (err error) { c.URL, err = parseBaseURL(v); return }},
 
 	// Engine.
@@ -246,7 +246,19 @@ func parseBaseURL(v string) (string, error) {
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", errors.New("must not contain a query, fragment or user info")
 	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return "", errors.New("http:// is allowed only to a loopback host (127.0.0.1, ::1, localhost): the token would cross the network unencrypted; use https://")
+	}
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// isLoopback reports whether host is "localhost" or a loopback IP.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func parseInt(v string, lo, hi int) (int, error) {

@@ -32,7 +32,9 @@ func (c *Client) Move(ctx context.Context, gameID, uci string, offeringDraw bool
 }
 
 // Chat writes to the game chat; room is "player" or "spectator" ("" means
-// player). Text must be 1..140 characters.
+// player). Text must be 1..140 characters. It is never retried: a chat
+// line whose answer was lost (a 5xx, a reset) may have been posted, and a
+// retry would post it twice.
 func (c *Client) Chat(ctx context.Context, gameID, room, text string) error {
 	if room == "" {
 		room = "player"
@@ -41,7 +43,7 @@ func (c *Client) Chat(ctx context.Context, gameID, room, text string) error {
 		return fmt.Errorf("lichess: chat text must be 1..%d characters, got %d", MaxChatLength, utf8.RuneCountInString(text))
 	}
 	return c.do(ctx, call{method: http.MethodPost, path: "/api/bot/game/{id}/chat",
-		params: map[string]string{"id": gameID}, form: map[string]string{"room": room, "text": text}, retry: true})
+		params: map[string]string{"id": gameID}, form: map[string]string{"room": room, "text": text}})
 }
 
 func (c *Client) gameAction(ctx context.Context, gameID, action string) error {

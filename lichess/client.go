@@ -4,14 +4,31 @@
 //
 // Moves stay UCI strings here; translating them to board moves is the bot's
 // job. One Client should serve the whole process: it owns the process-wide
-// rate limiter and the 60-second pause that a 429 answer imposes on every
-// request.
+// rate limiter and the pauses that 429 answers impose.
+//
+// Lichess answers 429 for two different things, and the client keeps them
+// apart:
+//   - a request-rate limit (too many calls to one endpoint): the client
+//     pauses that endpoint family — the method and path template, e.g.
+//     "POST /api/challenge/{id}/accept" — for Retry-After, or a minute when
+//     the answer has none. Nothing else waits. Game actions
+//     (/api/bot/game/{id}/...) are families per game, paused for
+//     Retry-After or GameActionPause, so one game's 429 never touches
+//     another game; the game retries within its own clock;
+//   - a quota (the body carries a "ratelimit" object, e.g. bot.vsBot.day,
+//     at most 100 bot-vs-bot games a day): the answer is a *RateLimitError
+//     with Quota() true and the reset time; no endpoint is paused, since
+//     the same endpoint still serves other requests (accepting a human).
 //
 // Policies, in short:
-//   - every request (streams included) first waits for the 429 gate and for
-//     the shared rate.Limiter;
+//   - every request (streams included) first waits for its family's pause
+//     — or fails at once with a *RateLimitError, sending nothing, when its
+//     context's deadline comes before the pause ends — and for the shared
+//     rate.Limiter;
 //   - unary calls get a per-call deadline and are retried with backoff on
 //     network errors and 5xx when the call is safe to repeat;
+//   - redirects are never followed (a redirect could carry the token to
+//     another host, port or scheme);
 //   - 401/403 are fatal and wrap ErrUnauthorized, never showing the token;
 //   - streams have no overall timeout but an idle watchdog; a silent stream
 //     is declared dead (ErrStreamIdle). WatchEvents and WatchGame reconnect
@@ -19,16 +36,22 @@
 package lichess
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-resty/resty/v2"
 	"golang.org/x/time/rate"
@@ -37,9 +60,18 @@ import (
 // DefaultBaseURL is the Lichess server.
 const DefaultBaseURL = "https://lichess.org"
 
-// RateLimitPause is how long every request waits after a 429 (Lichess asks
-// for one full minute).
+// RateLimitPause is how long an endpoint family is paused after a 429 that
+// has no Retry-After header (Lichess asks for one full minute).
 const RateLimitPause = 60 * time.Second
+
+// GameActionPause is how long one game's action family (its moves, its chat,
+// its draw offers...) is paused after a 429 without Retry-After: the game
+// itself retries with backoff while its clock allows.
+const GameActionPause = time.Second
+
+// maxRetryAfter caps a Retry-After header (a broken or hostile value must not
+// stop an endpoint for days).
+const maxRetryAfter = time.Hour
 
 // DefaultRate and DefaultBurst size the default limiter: 5 requests a
 // second on average (300 a minute, well under what gets a 429 in practice
@@ -129,9 +161,11 @@ type Client struct {
 	log     *slog.Logger
 	opts    Options
 
-	mu        sync.Mutex
-	gateUntil time.Time // no request before this (429 pause)
-	rng       *rand.Rand
+	urlErr error // a base URL the token must not be sent to
+
+	mu     sync.Mutex
+	paused map[string]time.Time // endpoint family → no request before this (429)
+	rng    *rand.Rand
 }
 
 // New returns a Client. It does no I/O.
@@ -170,23 +204,67 @@ func New(opts Options) *Client {
 	} else if opts.Retries < 0 {
 		opts.Retries = 0
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
+	var hc *http.Client
+	if opts.HTTPClient != nil {
+		c := *opts.HTTPClient
+		hc = &c
+	} else {
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	// Never follow a redirect: Go's default keeps the Authorization header
+	// when only the port or scheme changes, and re-sends a POST body (the
+	// token test's body is the token) to the new target. The 3xx answer
+	// itself comes back as an *APIError.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	urlErr := CheckBaseURL(opts.BaseURL)
+	token := opts.Token
+	if urlErr != nil {
+		token = "" // never sent: every request fails with urlErr first
 	}
 	r := resty.NewWithClient(hc).
 		SetBaseURL(opts.BaseURL).
 		SetHeader("User-Agent", opts.UserAgent).
 		SetHeader("Accept", "application/json").
-		SetAuthToken(opts.Token).
+		SetAuthToken(token).
 		SetDisableWarn(true).
 		SetLogger(restyLogger{opts.Logger}).
 		SetRetryCount(0).
 		SetResponseBodyLimit(8 << 20) // unary answers only; streams are read raw
 	return &Client{
-		r: r, hc: hc, limiter: opts.Limiter, clock: opts.Clock, log: opts.Logger, opts: opts,
-		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+		r: r, hc: hc, limiter: opts.Limiter, clock: opts.Clock, log: opts.Logger, opts: opts, urlErr: urlErr,
+		paused: map[string]time.Time{},
+		rng:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
+}
+
+// CheckBaseURL refuses a base URL the token must not be sent to: anything
+// but https://, except http:// to a loopback host (the fake Lichess, a local
+// proxy).
+func CheckBaseURL(base string) error {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("lichess: base URL %q is not an absolute URL", base)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if IsLoopback(u.Hostname()) {
+			return nil
+		}
+		return fmt.Errorf("lichess: refusing http:// base URL %s: the token would cross the network unencrypted (use https://, or http:// only to a loopback host)", u.Host)
+	}
+	return fmt.Errorf("lichess: base URL %q must be https://", base)
+}
+
+// IsLoopback reports whether host (a name or an IP, without port) is
+// "localhost" or a loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Close releases idle connections. Streams end with their contexts.
@@ -200,23 +278,48 @@ func (r restyLogger) Errorf(f string, v ...any) { r.l.Debug("resty: " + fmt.Spri
 func (r restyLogger) Warnf(f string, v ...any)  { r.l.Debug("resty: " + fmt.Sprintf(f, v...)) }
 func (r restyLogger) Debugf(f string, v ...any) { r.l.Debug("resty: " + fmt.Sprintf(f, v...)) }
 
-// RateLimitedUntil returns the end of the current 429 pause (zero or past
-// when there is none).
-func (c *Client) RateLimitedUntil() time.Time {
+// Pauses returns the endpoint families paused by a 429 now, with the end of
+// each pause.
+func (c *Client) Pauses() map[string]time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.gateUntil
+	now := c.clock.Now()
+	out := map[string]time.Time{}
+	for f, t := range c.paused {
+		if t.After(now) {
+			out[f] = t
+		}
+	}
+	return out
 }
 
-// wait blocks until the 429 gate is open and the limiter grants a token.
-func (c *Client) wait(ctx context.Context) error {
+// family is the key a 429 pauses: the method and path template, with the
+// game id filled in for game actions and game streams, which are paused per
+// game.
+func family(method, path string, params map[string]string) string {
+	if strings.HasPrefix(path, "/api/bot/game/") && params["id"] != "" {
+		path = strings.ReplaceAll(path, "{id}", params["id"])
+	}
+	return method + " " + path
+}
+
+// gameFamily reports whether a family belongs to one game.
+func gameFamily(f string) bool { return strings.Contains(f, " /api/bot/game/") }
+
+// wait blocks until family's pause is over and the limiter grants a token.
+// When ctx's deadline comes before the end of the pause, it returns a
+// *RateLimitError at once: the request is not sent.
+func (c *Client) wait(ctx context.Context, method, path, family string) error {
 	for {
 		c.mu.Lock()
-		until := c.gateUntil
+		until := c.paused[family]
 		c.mu.Unlock()
 		d := until.Sub(c.clock.Now())
 		if d <= 0 {
 			break
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return &RateLimitError{Method: method, Path: path, Family: family, RetryAfter: d, Until: until, NotSent: true}
 		}
 		if err := c.clock.Sleep(ctx, d); err != nil {
 			return err
@@ -225,14 +328,21 @@ func (c *Client) wait(ctx context.Context) error {
 	return c.limiter.Wait(ctx)
 }
 
-func (c *Client) closeGate(d time.Duration) time.Time {
+// pause stops family until now+d (a longer pause already set is kept).
+func (c *Client) pause(family string, d time.Duration) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until := c.clock.Now().Add(d)
-	if until.After(c.gateUntil) {
-		c.gateUntil = until
+	now := c.clock.Now()
+	for f, t := range c.paused { // forget finished pauses
+		if !t.After(now) {
+			delete(c.paused, f)
+		}
 	}
-	return c.gateUntil
+	until := now.Add(d)
+	if until.After(c.paused[family]) {
+		c.paused[family] = until
+	}
+	return c.paused[family]
 }
 
 // jitter returns d scaled by a random factor in [0.5, 1.5).
@@ -256,17 +366,85 @@ type call struct {
 	timeout time.Duration
 }
 
-// errorBody is Lichess's error JSON.
+// errorBody is lila's error JSON: "error" is a string, or an object of
+// field errors ({"error": {"days": ["Invalid value"]}}); "ratelimit" comes
+// with quotas (429) and with the opponent's quota (400).
 type errorBody struct {
-	Error     string `json:"error"`
+	Error     json.RawMessage `json:"error"`
 	RateLimit *struct {
 		Key     string `json:"key"`
 		Seconds int64  `json:"seconds"`
 	} `json:"ratelimit"`
 }
 
-// do runs a unary call with gate, limiter, deadline and retries.
+// ErrorMessage turns the body of an error answer into one readable line:
+// lila's "error" string, its field errors as "field: message; ...", or the
+// start of a non-JSON, non-HTML body. It returns "" when there is nothing
+// worth showing.
+func ErrorMessage(body []byte) string {
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil && len(eb.Error) > 0 {
+		return errorText(eb.Error)
+	}
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] == '<' || b[0] == '{' || b[0] == '[' {
+		return ""
+	}
+	return oneLine(string(b), 200)
+}
+
+// errorText reads lila's "error" value: a string, or an object of field
+// errors whose values are a message or a list of messages.
+func errorText(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return oneLine(str, 300)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		var msgs []string
+		var one string
+		if json.Unmarshal(fields[k], &one) == nil {
+			msgs = []string{one}
+		} else if json.Unmarshal(fields[k], &msgs) != nil {
+			continue
+		}
+		text := strings.Join(msgs, ", ")
+		if k == "global" || k == "" {
+			parts = append(parts, text)
+		} else {
+			parts = append(parts, k+": "+text)
+		}
+	}
+	return oneLine(strings.Join(parts, "; "), 300)
+}
+
+// oneLine flattens s to one line of at most n bytes (cut on a rune boundary).
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// do runs a unary call with pause, limiter, deadline and retries.
 func (c *Client) do(ctx context.Context, k call) error {
+	if c.urlErr != nil {
+		return &fatalError{c.urlErr}
+	}
 	if k.timeout <= 0 {
 		k.timeout = c.opts.CallTimeout
 	}
@@ -295,7 +473,13 @@ func (c *Client) do(ctx context.Context, k call) error {
 
 // once runs one attempt; retryable says whether a failure may be retried.
 func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
-	if err := c.wait(ctx); err != nil {
+	fam := family(k.method, k.path, k.params)
+	path := expand(k.path, k.params)
+	if err := c.wait(ctx, k.method, path, fam); err != nil {
+		var rl *RateLimitError
+		if errors.As(err, &rl) {
+			return false, err
+		}
 		return false, fmt.Errorf("lichess: %s %s: %w", k.method, k.path, err)
 	}
 	actx, cancel := context.WithTimeout(ctx, k.timeout)
@@ -317,9 +501,9 @@ func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("lichess: %s %s: %w", k.method, k.path, ctx.Err())
 		}
-		return true, fmt.Errorf("lichess: %s %s: %w", k.method, expand(k.path, k.params), scrub(err, c.opts.Token))
+		return true, fmt.Errorf("lichess: %s %s: %w", k.method, path, scrub(err, c.opts.Token))
 	}
-	if err := c.check(k.method, expand(k.path, k.params), resp.StatusCode(), resp.Header(), resp.Body()); err != nil {
+	if err := c.check(k.method, path, fam, resp.StatusCode(), resp.Header(), resp.Body()); err != nil {
 		var ae *APIError
 		return errors.As(err, &ae) && ae.Temporary(), err
 	}
@@ -327,45 +511,93 @@ func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 		*sink = append((*sink)[:0], resp.Body()...)
 	} else if k.out != nil {
 		if err := json.Unmarshal(resp.Body(), k.out); err != nil {
-			return false, fmt.Errorf("lichess: %s %s: decoding answer: %w", k.method, expand(k.path, k.params), err)
+			return false, fmt.Errorf("lichess: %s %s: decoding answer: %w", k.method, path, err)
 		}
 	}
 	return false, nil
 }
 
-// check turns a non-2xx status into a typed error; a 429 closes the gate.
-func (c *Client) check(method, path string, status int, h http.Header, body []byte) error {
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		d = time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = max(t.Sub(now), 0)
+	} else {
+		return 0, false
+	}
+	return min(d, maxRetryAfter), true
+}
+
+// check turns a non-2xx status into a typed error; a plain 429 pauses its
+// endpoint family, a quota 429 pauses nothing.
+func (c *Client) check(method, path, fam string, status int, h http.Header, body []byte) error {
 	if status >= 200 && status < 300 {
 		return nil
 	}
 	var eb errorBody
 	_ = json.Unmarshal(body, &eb) // best effort: the body may be HTML or empty
-	msg := eb.Error
-	if msg == "" && len(body) > 0 && body[0] != '<' {
-		msg = strings.TrimSpace(string(body[:min(len(body), 200)]))
-	}
-	msg = strings.ReplaceAll(msg, c.opts.Token, "***")
+	msg := mask(ErrorMessage(body), c.opts.Token)
 	switch {
+	case status >= 300 && status < 400:
+		loc := h.Get("Location")
+		if u, err := url.Parse(loc); err == nil {
+			loc = u.Redacted()
+		}
+		return &APIError{Method: method, Path: path, Status: status,
+			Message: "redirect refused (to " + mask(oneLine(loc, 200), c.opts.Token) + "); check LICHESS_URL"}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		if msg == "" {
 			msg = http.StatusText(status)
 		}
 		return fmt.Errorf("%w (%s %s: %d %s)", ErrUnauthorized, method, path, status, msg)
 	case status == http.StatusTooManyRequests:
-		retry := RateLimitPause
-		rl := &RateLimitError{Method: method, Path: path, Message: msg}
-		if eb.RateLimit != nil {
+		now := c.clock.Now()
+		rl := &RateLimitError{Method: method, Path: path, Family: fam, Message: msg}
+		if eb.RateLimit != nil && eb.RateLimit.Key != "" {
+			// A quota: only this action is limited, until its reset.
 			rl.Key = eb.RateLimit.Key
-			if s := time.Duration(eb.RateLimit.Seconds) * time.Second; s > retry {
-				retry = s
+			rl.RetryAfter = time.Duration(max(eb.RateLimit.Seconds, 0)) * time.Second
+			rl.Until = now.Add(rl.RetryAfter)
+			c.log.Warn("lichess: quota reached", "path", path, "key", rl.Key, "until", rl.Until, "msg", msg)
+			return rl
+		}
+		d, ok := retryAfter(h, now)
+		if !ok {
+			d = RateLimitPause
+			if gameFamily(fam) {
+				d = GameActionPause
 			}
 		}
-		rl.RetryAfter = retry
-		rl.Until = c.closeGate(RateLimitPause)
-		c.log.Warn("lichess: rate limited (429), pausing every request", "path", path, "until", rl.Until, "key", rl.Key)
+		rl.RetryAfter = d
+		rl.Until = c.pause(fam, d)
+		c.log.Warn("lichess: rate limited (429), pausing this endpoint", "family", fam, "until", rl.Until)
 		return rl
 	}
-	return &APIError{Method: method, Path: path, Status: status, Message: msg}
+	ae := &APIError{Method: method, Path: path, Status: status, Message: msg}
+	if eb.RateLimit != nil && eb.RateLimit.Key != "" {
+		// The opponent's quota (lila answers 400 with a ratelimit object).
+		ae.LimitKey = eb.RateLimit.Key
+		ae.RetryAfter = time.Duration(max(eb.RateLimit.Seconds, 0)) * time.Second
+	}
+	return ae
+}
+
+// mask hides the token in s. An empty token masks nothing (replacing "" would
+// put "***" between every character).
+func mask(s, token string) string {
+	if token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, token, "***")
 }
 
 // expand fills {name} placeholders for messages.

@@ -204,20 +204,6 @@ func TestChallengeEvents(t *testing.T) {
 	}
 }
 
-func TestBotQuota429(t *testing.T) {
-	clock := newFakeClock()
-	e := setup(t, fakelichess.Options{BotGameQuota: 1}, lichess.Options{Clock: clock})
-	ctx := testCtx(t)
-	if _, err := e.c.CreateChallenge(ctx, "fakebot1", lichess.ChallengeParams{ClockLimit: 60}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := e.c.CreateChallenge(ctx, "fakebot1", lichess.ChallengeParams{ClockLimit: 60})
-	var rl *lichess.RateLimitError
-	if !errors.As(err, &rl) || rl.Key != "bot.vsBot.day" || rl.RetryAfter < 23*time.Hour || rl.Until != clock.Now().Add(time.Minute) {
-		t.Fatalf("quota error = %#v", err)
-	}
-}
-
 // board helpers for the tests that play games as the bot.
 
 func position(t *testing.T, full *lichess.GameFull, moves []string) board.Position {

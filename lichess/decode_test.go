@@ -90,6 +90,9 @@ func FuzzDecodeEvent(f *testing.F) {
 	for _, s := range eventSeeds {
 		f.Add([]byte(s))
 	}
+	for _, b := range exampleSeeds(f) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		ev, err := DecodeEvent(line)
 		if (ev == nil) == (err == nil) {
@@ -115,6 +118,9 @@ func FuzzDecodeEvent(f *testing.F) {
 func FuzzDecodeGameEvent(f *testing.F) {
 	for _, s := range gameSeeds {
 		f.Add([]byte(s))
+	}
+	for _, b := range exampleSeeds(f) {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		ev, err := DecodeGameEvent(line)

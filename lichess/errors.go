@@ -22,12 +22,27 @@ var ErrStreamIdle = errors.New("lichess: stream silent for too long")
 var ErrStreamEnded = errors.New("lichess: stream closed by the server")
 
 // APIError is a non-2xx answer other than 401/403/429. Message is Lichess's
-// {"error": "..."} text when there was one.
+// error text when there was one (field errors read "field: message").
+// LimitKey and RetryAfter are set when the answer carried a "ratelimit"
+// object: lila answers 400 so when the OPPONENT is out of its quota (e.g.
+// bot.vsBot.day: the other bot played its 100 bot games today).
 type APIError struct {
-	Method  string
-	Path    string // path without host and query
-	Status  int
-	Message string
+	Method     string
+	Path       string // path without host and query
+	Status     int
+	Message    string
+	LimitKey   string
+	RetryAfter time.Duration
+}
+
+// OpponentLimited reports whether err is lila's answer that the opponent is
+// out of a quota, and for how long.
+func OpponentLimited(err error) (time.Duration, bool) {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusBadRequest && ae.LimitKey != "" {
+		return ae.RetryAfter, true
+	}
+	return 0, false
 }
 
 func (e *APIError) Error() string {
@@ -55,28 +70,55 @@ func (e *MoveError) Error() string {
 	return fmt.Sprintf("lichess: move %s in game %s rejected: %s", e.Move, e.GameID, e.Message)
 }
 
-// RateLimitError is a 429 answer. The client has already closed its gate:
-// no request of this Client (which should be the one per process) is sent
-// before Until. Key and RetryAfter come from Lichess's "ratelimit" object
-// when present (e.g. "bot.vsBot.day" with a day-long RetryAfter for the daily
-// bot-game quota); RetryAfter is at least the 60 s pause.
+// RateLimitError is a 429 answer, or a request not sent because its
+// endpoint family is paused past the caller's deadline (NotSent).
+//
+// A plain 429 (no "ratelimit" object) is a request-rate limit: the client
+// has paused the endpoint Family until Until (Retry-After, or
+// RateLimitPause, or GameActionPause for one game's actions); other
+// families go on.
+//
+// A quota 429 carries Lichess's "ratelimit" object: Key (e.g.
+// "bot.vsBot.day", the daily bot-vs-bot games) and RetryAfter until it
+// resets (Until). Quota() is true; nothing is paused — only that action is
+// used up, and the caller must stop doing it until Until.
 type RateLimitError struct {
 	Method, Path string
+	Family       string // the paused endpoint family ("" for a quota)
 	Message      string
 	Key          string
 	RetryAfter   time.Duration
-	Until        time.Time // end of the process-wide pause
+	Until        time.Time
+	NotSent      bool // the family was paused: the request never left
 }
 
+// Quota reports whether the answer was a quota (a "ratelimit" key), not a
+// request-rate limit.
+func (e *RateLimitError) Quota() bool { return e.Key != "" }
+
 func (e *RateLimitError) Error() string {
-	s := fmt.Sprintf("lichess: %s %s: 429 rate limited, pausing all requests until %s", e.Method, e.Path, e.Until.Format(time.TimeOnly))
-	if e.Key != "" {
-		s += fmt.Sprintf(" (limit %s, retry after %s)", e.Key, e.RetryAfter.Round(time.Second))
+	var s string
+	switch {
+	case e.Quota():
+		s = fmt.Sprintf("lichess: %s %s: 429 quota %s used up until %s", e.Method, e.Path, e.Key, e.Until.Format(time.TimeOnly))
+	case e.NotSent:
+		s = fmt.Sprintf("lichess: %s %s: not sent: %s is paused until %s after a 429", e.Method, e.Path, e.Family, e.Until.Format(time.TimeOnly))
+	default:
+		s = fmt.Sprintf("lichess: %s %s: 429 rate limited; %s paused until %s", e.Method, e.Path, e.Family, e.Until.Format(time.TimeOnly))
 	}
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
 	return s
+}
+
+// QuotaReached returns the quota error in err's chain, if err is a quota 429.
+func QuotaReached(err error) (*RateLimitError, bool) {
+	var rl *RateLimitError
+	if errors.As(err, &rl) && rl.Quota() {
+		return rl, true
+	}
+	return nil, false
 }
 
 // IsFatal reports whether err means retrying (or reconnecting) is pointless:
@@ -90,6 +132,16 @@ func IsFatal(err error) bool {
 	if errors.As(err, &ae) {
 		return ae.Status >= 400 && ae.Status < 500
 	}
+	var fe *fatalError
+	if errors.As(err, &fe) {
+		return true
+	}
 	var me *MoveError
 	return errors.As(err, &me)
 }
+
+// fatalError marks a configuration error no retry can fix (a refused base URL).
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }

@@ -12,53 +12,6 @@ import (
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
-// TestRateLimitPause: after a 429 no request of the client reaches the
-// server for a full 60 seconds (on an injected clock), streams included.
-func TestRateLimitPause(t *testing.T) {
-	clock := newFakeClock()
-	e := setup(t, fakelichess.Options{}, lichess.Options{Clock: clock})
-	ctx := testCtx(t)
-	e.srv.InjectFault(fakelichess.Fault{Path: "/api/account", Status: http.StatusTooManyRequests})
-	_, err := e.c.Account(ctx)
-	var rl *lichess.RateLimitError
-	if !errors.As(err, &rl) || rl.RetryAfter != time.Minute || !rl.Until.Equal(clock.Now().Add(time.Minute)) {
-		t.Fatalf("429 answer: %#v", err)
-	}
-	if lichess.IsFatal(err) {
-		t.Error("a 429 must not be fatal")
-	}
-	before := len(e.srv.Requests())
-
-	done := make(chan error, 2)
-	go func() {
-		_, err := e.c.Account(ctx)
-		done <- err
-	}()
-	go func() { done <- e.c.Move(ctx, "whatever", "e2e4", false) }()
-	clock.waitSleepers(t, 2)
-	clock.Advance(59 * time.Second)
-	clock.waitSleepers(t, 2) // both went back to sleep for the last second
-	time.Sleep(20 * time.Millisecond)
-	if n := len(e.srv.Requests()); n != before {
-		t.Fatalf("%d requests sent during the pause", n-before)
-	}
-	select {
-	case err := <-done:
-		t.Fatalf("a call returned during the pause: %v", err)
-	default:
-	}
-	clock.Advance(time.Second)
-	if err := <-done; err != nil && !strings.Contains(err.Error(), "No such game") {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil && !strings.Contains(err.Error(), "No such game") {
-		t.Fatal(err)
-	}
-	if n := len(e.srv.Requests()); n != before+2 {
-		t.Fatalf("after the pause: %d requests, want 2", n-before)
-	}
-}
-
 func TestUnauthorized(t *testing.T) {
 	e := setup(t, fakelichess.Options{}, lichess.Options{Token: "lip_wrongSecretToken123"})
 	ctx := testCtx(t)

@@ -69,7 +69,15 @@ func streamLines[T any](c *Client, ctx context.Context, path string, idle time.D
 // next line), and is paused while the consumer takes an event.
 func readStream[T any](c *Client, ctx context.Context, path string, idle time.Duration,
 	decode func([]byte) (T, error), final func(T) bool, out chan<- T) error {
-	if err := c.wait(ctx); err != nil {
+	if c.urlErr != nil {
+		return &fatalError{c.urlErr}
+	}
+	fam := "GET " + path
+	if err := c.wait(ctx, http.MethodGet, path, fam); err != nil {
+		var rl *RateLimitError
+		if errors.As(err, &rl) {
+			return err
+		}
 		return fmt.Errorf("lichess: GET %s: %w", path, err)
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
@@ -86,7 +94,7 @@ func readStream[T any](c *Client, ctx context.Context, path string, idle time.Du
 	defer body.Close() // never drain: a live stream would block until its next keep-alive
 	if st := resp.StatusCode(); st != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
-		if err := c.check(http.MethodGet, path, st, resp.Header(), b); err != nil {
+		if err := c.check(http.MethodGet, path, fam, st, resp.Header(), b); err != nil {
 			return err
 		}
 		return &APIError{Method: http.MethodGet, Path: path, Status: st, Message: "unexpected status for a stream"}

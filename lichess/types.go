@@ -276,6 +276,14 @@ type ChallengeUser struct {
 // IsBot reports whether the user has the BOT title.
 func (u *ChallengeUser) IsBot() bool { return u != nil && u.Title == "BOT" }
 
+// AnonymousName is the name given to a challenger who is not logged in
+// (lila sends "challenger": null).
+const AnonymousName = "Anonymous"
+
+// IsAnonymous reports whether the user is an anonymous (logged-out) player:
+// no id. Anonymous players are humans, never bots.
+func (u *ChallengeUser) IsAnonymous() bool { return u == nil || u.ID == "" }
+
 // TimeControl of a challenge. Type is "clock" (Limit, Increment in SECONDS),
 // "correspondence" (DaysPerTurn) or "unlimited".
 type TimeControl struct {
@@ -313,6 +321,24 @@ type Challenge struct {
 
 	DeclineReason    string        `json:"declineReason,omitempty"`    // translated text
 	DeclineReasonKey DeclineReason `json:"declineReasonKey,omitempty"` // compare with Is
+}
+
+// UnmarshalJSON decodes ChallengeJson. An anonymous challenger (lila writes
+// "challenger": null) becomes a ChallengeUser with no id, named
+// AnonymousName, so that logs and policies never see an empty name.
+func (c *Challenge) UnmarshalJSON(b []byte) error {
+	type plain Challenge
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.Challenger.ID == "" {
+		p.Challenger = ChallengeUser{Name: AnonymousName}
+	} else if p.Challenger.Name == "" {
+		p.Challenger.Name = p.Challenger.ID
+	}
+	*c = Challenge(p)
+	return nil
 }
 
 // GamePlayer is white or black in gameFull. For the Lichess AI only AILevel is set.

@@ -38,6 +38,10 @@ type ChallengeSpec struct {
 	Opponent Opponent
 	// RematchOf marks a rematch offer of a previous game.
 	RematchOf string
+	// Anonymous makes the challenger a logged-out player: lila sends
+	// "challenger": null, and the game shows the player as {} (no id,
+	// no name). Challenger is then ignored.
+	Anonymous bool
 }
 
 // ChallengeInfo is a snapshot of a challenge.
@@ -95,6 +99,10 @@ func (c *challenge) json(s *Server, direction string) map[string]any {
 		return m
 	}
 	sp := c.spec
+	var challengerJSON any = user(challenger)
+	if c.incoming && sp.Anonymous {
+		challengerJSON = nil
+	}
 	g := &game{hasClock: sp.ClockLimit > 0 || sp.ClockIncrement > 0, initial: sp.ClockLimit, inc: sp.ClockIncrement, variant: sp.Variant}
 	var tc map[string]any
 	switch {
@@ -112,7 +120,7 @@ func (c *challenge) json(s *Server, direction string) map[string]any {
 	}
 	m := map[string]any{
 		"id": c.id, "url": "https://lichess.org/" + c.id, "status": c.status,
-		"challenger": user(challenger), "destUser": user(dest),
+		"challenger": challengerJSON, "destUser": user(dest),
 		"variant": variantJSON(sp.Variant, true), "rated": sp.Rated, "speed": g.speed(),
 		"timeControl": tc, "color": color, "finalColor": c.finalColor,
 		"perf": map[string]string{"icon": "", "name": perfName(g.perfKey())},
@@ -192,10 +200,15 @@ func (s *Server) finalColor(requested string) string {
 func (s *Server) Challenge(spec ChallengeSpec) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if spec.Challenger.ID == "" && spec.Challenger.Name == "" {
+	switch {
+	case spec.Anonymous:
+		spec.Challenger = Player{Name: "Anon."} // how lila lists an anonymous opponent
+	case spec.Challenger.ID == "" && spec.Challenger.Name == "":
 		spec.Challenger = Player{ID: "alice", Name: "Alice"}
 	}
-	spec.Challenger = spec.Challenger.norm()
+	if !spec.Anonymous {
+		spec.Challenger = spec.Challenger.norm()
+	}
 	spec = s.normSpec(spec)
 	c := &challenge{id: s.newID(8), incoming: true, opp: spec.Challenger, spec: spec,
 		finalColor: s.finalColor(spec.Color), status: "created", created: time.Now()}
@@ -251,6 +264,9 @@ func (s *Server) startFromChallenge(c *challenge) {
 	if c.incoming == challengerWhite {
 		botColor = board.Black
 	}
+	if c.opp.Title == "BOT" && !c.spec.Anonymous {
+		s.botGames = append(s.botGames, time.Now()) // lila's BotLimit counts the start
+	}
 	s.newGame(c.id, botColor, c.opp, c.spec)
 }
 
@@ -266,6 +282,9 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "fakelichess: this fake cannot play "+c.spec.Variant)
 		return
 	}
+	if !c.spec.Anonymous && s.botLimitError(w, c.opp) {
+		return
+	}
 	s.startFromChallenge(c)
 	writeOK(w)
 }
@@ -278,7 +297,7 @@ func (s *Server) handleDecline(w http.ResponseWriter, r *http.Request) {
 		reason = "generic"
 	}
 	if !slices.Contains(declineKeys, strings.ToLower(reason)) {
-		writeError(w, http.StatusBadRequest, "reason: Invalid value")
+		writeFormError(w, "reason", "Invalid value")
 		return
 	}
 	s.mu.Lock()
@@ -289,6 +308,7 @@ func (s *Server) handleDecline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.status, c.reason = "declined", reason
+	s.pushEvent(c.event("challengeDeclined", s)) // lila tells the declining side too
 	s.notify()
 	writeOK(w)
 }
@@ -348,11 +368,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "No such user: "+name)
 		return
 	}
-	if s.opts.BotGameQuota > 0 && s.created >= s.opts.BotGameQuota {
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{
-			"error":     fmt.Sprintf("You played %d games against other bots today, please wait before challenging another bot.", s.opts.BotGameQuota),
-			"ratelimit": map[string]any{"key": "bot.vsBot.day", "seconds": 86398},
-		})
+	if s.botLimitError(w, *opp) {
 		return
 	}
 	spec := ChallengeSpec{Variant: f.Get("variant"), FEN: f.Get("fen"), Rated: f.Get("rated") == "true"}
@@ -361,7 +377,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 		inc, err2 := strconv.Atoi(f.Get("clock.increment"))
 		if err1 != nil || err2 != nil || inc < 0 || inc > 60 || lim < 0 || lim > 10800 ||
 			(!slices.Contains(validLimits, lim) && lim%60 != 0) {
-			writeError(w, http.StatusBadRequest, "clock: Invalid value")
+			writeFormError(w, "clock", "Invalid value")
 			return
 		}
 		if lim+40*inc < 30 {
@@ -372,7 +388,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 	} else if d := f.Get("days"); d != "" {
 		days, err := strconv.Atoi(d)
 		if err != nil || !slices.Contains([]int{1, 2, 3, 5, 7, 10, 14}, days) {
-			writeError(w, http.StatusBadRequest, "days: Invalid value")
+			writeFormError(w, "days", "Invalid value")
 			return
 		}
 		spec.Days = days
@@ -380,7 +396,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 	switch spec.Variant {
 	case "", "standard", "chess960", "fromPosition":
 	default:
-		writeError(w, http.StatusBadRequest, "variant: this fake only plays standard, chess960 and fromPosition")
+		writeFormError(w, "variant", "this fake only plays standard, chess960 and fromPosition")
 		return
 	}
 	if spec.FEN != "" {
@@ -389,7 +405,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if _, err := board.ParseFEN(spec.FEN); err != nil {
-			writeError(w, http.StatusBadRequest, "fen: Invalid value")
+			writeFormError(w, "fen", "Invalid value")
 			return
 		}
 		if spec.Variant == "" || spec.Variant == "standard" {
@@ -404,12 +420,11 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 	switch botSide {
 	case "", "random", "white", "black":
 	default:
-		writeError(w, http.StatusBadRequest, "color: Invalid value")
+		writeFormError(w, "color", "Invalid value")
 		return
 	}
 	spec.Color = botSide
 	spec = s.normSpec(spec)
-	s.created++
 	c := &challenge{id: s.newID(8), opp: *opp, spec: spec, finalColor: s.finalColor(spec.Color), status: "created", created: time.Now()}
 	s.challenges[c.id] = c
 	s.chOrder = append(s.chOrder, c.id)

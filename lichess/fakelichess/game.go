@@ -46,7 +46,8 @@ type GameInfo struct {
 	BotChat   []string // texts the bot wrote (player room)
 	Started   time.Time
 	Finished  time.Time
-	BotOffers int // draw offers made by the bot
+	BotOffers int  // draw offers made by the bot
+	Anonymous bool // the opponent was not logged in
 }
 
 // Over reports whether the game has ended.
@@ -66,6 +67,7 @@ type game struct {
 	initial     time.Duration
 	inc         time.Duration
 	days        int
+	anonymous   bool // the opponent is not logged in
 	createdAt   time.Time
 	g           *board.Game
 	chess960    bool // king-takes-rook semantics (chess960, fromPosition)
@@ -119,6 +121,16 @@ func (g *game) remaining(c board.Color, now time.Time) time.Duration {
 		t -= now.Sub(g.turnStart)
 	}
 	return max(t, 0)
+}
+
+// corresLeft is c's correspondence clock: the days per turn, counting down
+// while c is to move (lila gives the full days back after each move).
+func (g *game) corresLeft(c board.Color, now time.Time) time.Duration {
+	full := time.Duration(g.days) * 24 * time.Hour
+	if g.status == statusStarted && g.sideToMove() == c {
+		full -= now.Sub(g.turnStart)
+	}
+	return max(full, 0)
 }
 
 func (g *game) speed() string {
@@ -190,8 +202,8 @@ func (g *game) stateJSON(s *Server, now time.Time) map[string]any {
 		m["wtime"], m["btime"] = ms(g.remaining(board.White, now)), ms(g.remaining(board.Black, now))
 		m["winc"], m["binc"] = ms(g.inc), ms(g.inc)
 	} else if g.days > 0 {
-		perMove := int64(g.days) * 24 * 3600 * 1000 // time for the move (not counted down here)
-		m["wtime"], m["btime"], m["winc"], m["binc"] = perMove, perMove, 0, 0
+		m["wtime"], m["btime"] = ms(g.corresLeft(board.White, now)), ms(g.corresLeft(board.Black, now))
+		m["winc"], m["binc"] = 0, 0
 	} else {
 		m["wtime"], m["btime"], m["winc"], m["binc"] = unlimitedMillis, unlimitedMillis, 0, 0
 	}
@@ -220,6 +232,8 @@ func (g *game) playerJSON(s *Server, c board.Color) map[string]any {
 	p := g.opp
 	if c == g.botColor {
 		p = s.bot
+	} else if g.anonymous {
+		return map[string]any{} // lila adds only what it knows: nothing
 	}
 	m := map[string]any{"id": p.ID, "name": p.Name, "rating": p.Rating, "title": nil}
 	if p.Title != "" {
@@ -258,12 +272,14 @@ func (g *game) eventInfo(s *Server, finish bool) map[string]any {
 		"status":  map[string]any{"id": statusIDs[g.status], "name": g.status},
 		"variant": variantJSON(g.variant, false), "speed": g.speed(), "perf": g.perfKey(),
 		"rated": g.rated, "hasMoved": g.botMoved(),
-		"opponent": map[string]any{"id": g.opp.ID, "username": g.opp.Name, "rating": g.opp.Rating},
+		"opponent": g.opponentJSON(),
 		"isMyTurn": g.status == statusStarted && pos.SideToMove() == g.botColor,
 		"rating":   s.bot.Rating, "compat": map[string]bool{"bot": true, "board": false},
 	}
 	if g.hasClock {
 		m["secondsLeft"] = int(g.remaining(g.botColor, time.Now()).Seconds())
+	} else if g.days > 0 {
+		m["secondsLeft"] = int(g.corresLeft(g.botColor, time.Now()).Seconds())
 	}
 	if finish {
 		if g.winner != "" {
@@ -274,6 +290,16 @@ func (g *game) eventInfo(s *Server, finish bool) map[string]any {
 		}
 	}
 	return m
+}
+
+// opponentJSON is the opponent object of gameStart/gameFinish/nowPlaying;
+// an anonymous one is {"id": null, "username": "Anon."} as in the API's
+// account-playing-anon example.
+func (g *game) opponentJSON() map[string]any {
+	if g.anonymous {
+		return map[string]any{"id": nil, "username": "Anon."}
+	}
+	return map[string]any{"id": g.opp.ID, "username": g.opp.Name, "rating": g.opp.Rating}
 }
 
 func (g *game) botMoved() bool {
@@ -292,7 +318,8 @@ func (g *game) info() GameInfo {
 		ID: g.id, BotColor: colorName(g.botColor), Opponent: g.opp, Variant: g.variant, Rated: g.rated,
 		Moves: append([]string(nil), g.moves...), FEN: pos.FEN(), Status: g.status, Winner: g.winner,
 		WTime: g.remaining(board.White, now), BTime: g.remaining(board.Black, now),
-		Started: g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
+		Anonymous: g.anonymous,
+		Started:   g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
 	}
 	for _, c := range g.chat {
 		if c.user == "" {
@@ -351,7 +378,7 @@ func (s *Server) newGame(id string, botColor board.Color, opp Player, spec Chall
 	g := &game{
 		id: id, fullID: id + s.newID(4), botColor: botColor, opp: opp, variant: spec.Variant,
 		initialFEN: initial, rated: spec.Rated, hasClock: spec.ClockLimit > 0 || spec.ClockIncrement > 0,
-		initial: spec.ClockLimit, inc: spec.ClockIncrement, days: spec.Days, createdAt: now,
+		initial: spec.ClockLimit, inc: spec.ClockIncrement, days: spec.Days, anonymous: spec.Anonymous, createdAt: now,
 		g: board.NewGame(start), chess960: chess960, status: statusStarted,
 		turnStart: now, lastMoveAt: now, opponent: spec.Opponent,
 	}

@@ -95,9 +95,15 @@ type Options struct {
 	// OnlineBots is the list served by GET /api/bot/online, and the users
 	// the bot may challenge (default three bots).
 	OnlineBots []Player
-	// BotGameQuota, if positive, is the number of challenges the bot may
-	// create before a 429 with ratelimit key "bot.vsBot.day".
-	BotGameQuota int
+	// BotGameQuota, if positive, is how many bot-vs-bot games the bot may
+	// start within BotGameQuotaWindow, as lila's BotLimit counts them (100
+	// a day on Lichess): once used up, challenging a bot or accepting a
+	// bot's challenge answers 429 {"error": ..., "ratelimit": {"key":
+	// "bot.vsBot.day", "seconds": N}}; games against humans are not
+	// counted nor limited. The window slides: a game stops counting
+	// BotGameQuotaWindow after it started (default 24 h).
+	BotGameQuota       int
+	BotGameQuotaWindow time.Duration
 	// MaxRequestsPerMinute, if positive, answers 429 to any request (streams
 	// included) beyond that many in the last minute, so that a bot that
 	// spams requests notices.
@@ -130,8 +136,14 @@ type Fault struct {
 	Method string
 	Path   string
 	Status int    // e.g. 500, 503, 429, 401
-	Body   string // default {"error": "<status text>"}
+	Body   string // default {"error": "<status text>"}; lila's bodies are any JSON (object-valued errors, ratelimit)
 	Count  int
+	// RetryAfter, if positive, is sent as a Retry-After header (whole
+	// seconds, at least 1).
+	RetryAfter time.Duration
+	// Location, if set, is sent as a Location header (with a 3xx Status:
+	// a redirect).
+	Location string
 }
 
 // Server is the fake Lichess. Create it with New; Close it when done.
@@ -158,7 +170,8 @@ type Server struct {
 	faults     []Fault
 	latency    time.Duration
 	requests   []Request
-	created    int // challenges the bot created
+	botGames   []time.Time          // starts of bot-vs-bot games, for BotGameQuota
+	oppLimited map[string]time.Time // bot id → out of bot games until
 	changed    chan struct{}
 }
 
@@ -182,6 +195,7 @@ func New(opts Options) *Server {
 	def(&opts.ClaimWinAfter, 10*time.Second)
 	def(&opts.OpponentDelay, 20*time.Millisecond)
 	def(&opts.AnswerDelay, 50*time.Millisecond)
+	def(&opts.BotGameQuotaWindow, 24*time.Hour)
 	if opts.Seed == 0 {
 		opts.Seed = rand.Uint64()
 	}
@@ -210,6 +224,7 @@ func New(opts Options) *Server {
 		challenges: map[string]*challenge{},
 		gameSubs:   map[string]map[*sub]bool{},
 		subs:       map[*sub]bool{},
+		oppLimited: map[string]time.Time{},
 		changed:    make(chan struct{}),
 	}
 	s.hs = httptest.NewServer(s.routes())
@@ -501,6 +516,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				body = fmt.Sprintf(`{"error":%q}`, http.StatusText(fault.Status))
 			}
 			sw.Header().Set("Content-Type", "application/json")
+			if fault.RetryAfter > 0 {
+				sw.Header().Set("Retry-After", fmt.Sprint(max(1, int((fault.RetryAfter+time.Second-1)/time.Second))))
+			}
+			if fault.Location != "" {
+				sw.Header().Set("Location", fault.Location)
+			}
 			sw.WriteHeader(fault.Status)
 			_, _ = sw.Write([]byte(body))
 			return
@@ -529,6 +550,87 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 func writeOK(w http.ResponseWriter) { writeJSON(w, http.StatusOK, map[string]bool{"ok": true}) }
+
+// writeFormError writes a form error as lila does (jsonFormError): the
+// "error" value is an object of field → messages.
+func writeFormError(w http.ResponseWriter, field, msg string) {
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string][]string{field: {msg}}})
+}
+
+// writeLimited writes lila's quota answer: {"error": msg, "ratelimit":
+// {"key": key, "seconds": N}} (429 for our own quota, 400 for the
+// opponent's).
+func writeLimited(w http.ResponseWriter, status int, msg, key string, until time.Time) {
+	secs := max(0, int(time.Until(until).Seconds()+0.999))
+	writeJSON(w, status, map[string]any{"error": msg, "ratelimit": map[string]any{"key": key, "seconds": secs}})
+}
+
+// botQuotaUntil returns when the bot may start a bot-vs-bot game again, or
+// the zero time when it may now. Call with s.mu held.
+func (s *Server) botQuotaUntil(now time.Time) time.Time {
+	q := s.opts.BotGameQuota
+	if q <= 0 {
+		return time.Time{}
+	}
+	keep := s.botGames[:0]
+	for _, t := range s.botGames {
+		if now.Sub(t) < s.opts.BotGameQuotaWindow {
+			keep = append(keep, t)
+		}
+	}
+	s.botGames = keep
+	if len(keep) < q {
+		return time.Time{}
+	}
+	return keep[len(keep)-q].Add(s.opts.BotGameQuotaWindow)
+}
+
+// botLimitError writes the answer lila's BotLimit gives when a game between
+// the bot and the bot opp may not start (our quota: 429; the opponent's:
+// 400), and reports whether it wrote one. Call with s.mu held.
+func (s *Server) botLimitError(w http.ResponseWriter, opp Player) bool {
+	if opp.Title != "BOT" {
+		return false
+	}
+	now := time.Now()
+	if until := s.botQuotaUntil(now); !until.IsZero() {
+		writeLimited(w, http.StatusTooManyRequests,
+			fmt.Sprintf("You played %d games against other bots today, please wait before challenging another bot.", s.opts.BotGameQuota),
+			"bot.vsBot.day", until)
+		return true
+	}
+	if until := s.oppLimited[opp.ID]; until.After(now) {
+		writeLimited(w, http.StatusBadRequest,
+			fmt.Sprintf("%s played 100 games against other bots today, please wait until %s to challenge them.", opp.Name, until.UTC().Format(time.RFC3339)),
+			"bot.vsBot.day", until)
+		return true
+	}
+	return false
+}
+
+// LimitOpponent makes the bot opponent id out of bot-vs-bot games for d:
+// challenging it, or accepting its challenge, answers 400 with a
+// ratelimit object, as lila does when the OTHER bot used its daily games.
+func (s *Server) LimitOpponent(id string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.oppLimited[strings.ToLower(id)] = time.Now().Add(d)
+}
+
+// BotGamesToday returns how many bot-vs-bot games count against
+// BotGameQuota now.
+func (s *Server) BotGamesToday() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.botQuotaUntil(time.Now())
+	n := 0
+	for _, t := range s.botGames {
+		if time.Since(t) < s.opts.BotGameQuotaWindow {
+			n++
+		}
+	}
+	return n
+}
 
 // --- account ---
 

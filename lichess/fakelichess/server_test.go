@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -356,5 +358,155 @@ func TestRequestRateLimit(t *testing.T) {
 		if st, _ := r.do("GET", "/api/account", ""); st != want {
 			t.Fatalf("request %d: %d, want %d", i, st, want)
 		}
+	}
+}
+
+// sameKeys checks that the fake's object has exactly the keys of the
+// official example (testdata of package lichess; see SOURCE.md there).
+func sameKeys(t *testing.T, what string, got any, example string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "examples", example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	g, ok := got.(map[string]any)
+	if !ok {
+		t.Fatalf("%s: not an object: %v", what, got)
+	}
+	var missing, extra []string
+	for k := range want {
+		if _, ok := g[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	for k := range g {
+		if _, ok := want[k]; !ok {
+			extra = append(extra, k)
+		}
+	}
+	if len(missing)+len(extra) > 0 {
+		t.Errorf("%s: keys missing %v, extra %v (against %s)", what, missing, extra, example)
+	}
+}
+
+// TestQuotasAndLimits: the daily bot-game quota (lila's BotLimit), the
+// opponent's limit, anonymous challengers, challengeDeclined to the side
+// that declined, one stream per game and correspondence clocks.
+func TestQuotasAndLimits(t *testing.T) {
+	srv := fakelichess.New(fakelichess.Options{KeepAlive: 20 * time.Millisecond, BotGameQuota: 1, BotGameQuotaWindow: 300 * time.Millisecond,
+		FirstMoveTimeout: time.Minute, Seed: 5})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	events := r.stream(ctx, "/api/stream/event")
+	bot := fakelichess.Player{ID: "b", Name: "B", Title: "BOT"}
+
+	// One bot game, then the quota: 429 with lila's ratelimit body, on
+	// accept and on create; a human is still accepted.
+	first := srv.Challenge(fakelichess.ChallengeSpec{Challenger: bot, ClockLimit: time.Minute})
+	sameKeys(t, "challenge event", events(), "stream-challenge.json")
+	if st, _ := r.do("POST", "/api/challenge/"+first+"/accept", ""); st != 200 {
+		t.Fatalf("first bot game: %d", st)
+	}
+	sameKeys(t, "gameStart", events(), "stream-gameStart.json")
+	second := srv.Challenge(fakelichess.ChallengeSpec{Challenger: bot, ClockLimit: time.Minute})
+	events()
+	st, body := r.do("POST", "/api/challenge/"+second+"/accept", "")
+	var lim struct {
+		Error     string
+		Ratelimit struct {
+			Key     string
+			Seconds int
+		}
+	}
+	if err := json.Unmarshal(body, &lim); st != 429 || err != nil || lim.Ratelimit.Key != "bot.vsBot.day" || lim.Ratelimit.Seconds < 1 ||
+		!strings.Contains(lim.Error, "You played 1 games against other bots today") {
+		t.Fatalf("accept over quota: %d %s", st, body)
+	}
+	if st, body := r.do("POST", "/api/challenge/fakebot1", "clock.limit=60&clock.increment=0"); st != 429 || !strings.Contains(string(body), "bot.vsBot.day") {
+		t.Fatalf("create over quota: %d %s", st, body)
+	}
+	human := srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
+	events()
+	if st, _ := r.do("POST", "/api/challenge/"+human+"/accept", ""); st != 200 {
+		t.Fatalf("human over the bot quota: %d", st)
+	}
+	events()
+
+	// The window slides: once the first game is old enough, bots again.
+	time.Sleep(350 * time.Millisecond) // the window is wall-clock time
+	if n := srv.BotGamesToday(); n != 0 {
+		t.Fatalf("%d bot games still counted", n)
+	}
+	if st, body := r.do("POST", "/api/challenge/"+second+"/accept", ""); st != 200 {
+		t.Fatalf("after the window: %d %s", st, body)
+	}
+	events()
+
+	// The opponent's limit: 400 with the same ratelimit object.
+	srv.LimitOpponent("fakebot2", time.Hour)
+	time.Sleep(350 * time.Millisecond)
+	if st, body := r.do("POST", "/api/challenge/fakebot2", "clock.limit=60&clock.increment=0"); st != 400 || !strings.Contains(string(body), `"key":"bot.vsBot.day"`) ||
+		!strings.Contains(string(body), "FakeBot2 played 100 games") {
+		t.Fatalf("opponent limited: %d %s", st, body)
+	}
+	// Form errors are objects of field errors.
+	if st, body := r.do("POST", "/api/challenge/fakebot1", "days=4"); st != 400 || string(body) != `{"error":{"days":["Invalid value"]}}`+"\n" {
+		t.Fatalf("form error: %d %s", st, body)
+	}
+
+	// Anonymous challenger: "challenger": null; declining it tells us too.
+	anon := srv.Challenge(fakelichess.ChallengeSpec{Anonymous: true, ClockLimit: time.Minute})
+	ev := events()
+	if c := ev["challenge"].(map[string]any); c["challenger"] != nil {
+		t.Fatalf("anonymous challenger = %v", c["challenger"])
+	} else if _, ok := c["challenger"]; !ok {
+		t.Fatal("no challenger key")
+	}
+	if st, _ := r.do("POST", "/api/challenge/"+anon+"/decline", "reason=later"); st != 200 {
+		t.Fatal("decline")
+	}
+	ev = events()
+	sameKeys(t, "challengeDeclined", ev, "stream-challengeDeclined.json")
+	if c := ev["challenge"].(map[string]any); ev["type"] != "challengeDeclined" || c["id"] != anon || c["declineReasonKey"] != "later" {
+		t.Fatalf("declined event = %v", ev)
+	}
+
+	// An anonymous opponent's game: {} in gameFull, "Anon." in nowPlaying.
+	anonGame := srv.Challenge(fakelichess.ChallengeSpec{Anonymous: true, Days: 2, Color: "white"})
+	events()
+	if st, _ := r.do("POST", "/api/challenge/"+anonGame+"/accept", ""); st != 200 {
+		t.Fatal("accept anonymous")
+	}
+	events()
+	game := r.stream(ctx, "/api/bot/game/stream/"+anonGame)
+	full := game()
+	if w := full["white"].(map[string]any); len(w) != 0 {
+		t.Errorf("anonymous white = %v", w)
+	}
+	_, body = r.do("GET", "/api/account/playing", "")
+	if !strings.Contains(string(body), `"opponent":{"id":null,"username":"Anon."}`) {
+		t.Errorf("nowPlaying with an anonymous opponent: %s", body)
+	}
+	// Correspondence clocks count down for the side to move, from the days
+	// per turn; the other one waits at full.
+	days := float64(2 * 24 * time.Hour.Milliseconds())
+	time.Sleep(30 * time.Millisecond)
+	g2 := r.stream(ctx, "/api/bot/game/stream/"+anonGame) // also: closes the first stream
+	state := g2()["state"].(map[string]any)
+	running, waiting := state["wtime"].(float64), state["btime"].(float64)
+	if len(strings.Fields(state["moves"].(string)))%2 == 1 {
+		running, waiting = waiting, running
+	}
+	if !(running < days && running > days-60_000) || waiting != days {
+		t.Errorf("correspondence clocks: %v", state)
+	}
+	if err := srv.WaitUntil(ctx, func() bool { return srv.GameStreams(anonGame) == 1 }); err != nil {
+		t.Fatal(err)
 	}
 }

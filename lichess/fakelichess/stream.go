@@ -176,6 +176,11 @@ func (s *Server) handleGameStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "No such game")
 		return
 	}
+	// One stream per game, as lila keeps it: a second stream of the same
+	// game closes the first.
+	for old := range s.gameSubs[id] {
+		old.kick()
+	}
 	sb := newSub()
 	s.subs[sb] = true
 	if s.gameSubs[id] == nil {
