@@ -191,20 +191,33 @@ func clk(d time.Duration) string {
 }
 
 // savePGN writes the record to dir/<id>.pgn, creating dir if needed, through
-// a temporary file so that a crash never leaves half a record.
+// a temporary file so that a crash never leaves half a record, and syncs
+// the file before the rename and the directory after it, so that a power
+// loss leaves either no record or the whole one.
 func savePGN(dir string, r *gameRecord) (string, error) {
+	return writeDurably(dir, safeID(r.ID)+".pgn", func(w io.Writer) error { return writePGN(w, r) }, (*os.File).Sync)
+}
+
+// writeDurably writes dir/name through a temporary file: write, sync the
+// file, rename it into place, sync the directory (sync is (*os.File).Sync
+// but for tests).
+func writeDurably(dir, name string, write func(io.Writer) error, sync func(*os.File) error) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("pgn: %w", err)
 	}
-	name := filepath.Join(dir, safeID(r.ID)+".pgn")
+	path := filepath.Join(dir, name)
 	f, err := os.CreateTemp(dir, ".pgn-*")
 	if err != nil {
 		return "", fmt.Errorf("pgn: %w", err)
 	}
 	defer os.Remove(f.Name()) // no-op after the rename
-	if err := writePGN(f, r); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return "", err
+	}
+	if err := sync(f); err != nil {
+		f.Close()
+		return "", fmt.Errorf("pgn: sync: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("pgn: %w", err)
@@ -212,10 +225,19 @@ func savePGN(dir string, r *gameRecord) (string, error) {
 	if err := os.Chmod(f.Name(), 0o644); err != nil {
 		return "", fmt.Errorf("pgn: %w", err)
 	}
-	if err := os.Rename(f.Name(), name); err != nil {
+	if err := os.Rename(f.Name(), path); err != nil {
 		return "", fmt.Errorf("pgn: %w", err)
 	}
-	return name, nil
+	// The rename is only durable once the directory entry is.
+	d, err := os.Open(dir)
+	if err != nil {
+		return "", fmt.Errorf("pgn: %w", err)
+	}
+	defer d.Close()
+	if err := sync(d); err != nil {
+		return "", fmt.Errorf("pgn: sync %s: %w", dir, err)
+	}
+	return path, nil
 }
 
 // safeID keeps a game id usable as a file name.

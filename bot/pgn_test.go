@@ -1,8 +1,12 @@
 package bot
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +128,41 @@ func TestSavePGN(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temp files left: %v", entries)
+	}
+}
+
+// TestSavePGNSyncs: the record is synced before the rename and the
+// directory after it (issue 13: a power loss could keep the rename but
+// lose the data, or lose the file).
+func TestSavePGNSyncs(t *testing.T) {
+	dir := t.TempDir()
+	var log []string
+	sync := func(f *os.File) error {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			_, err := os.Stat(filepath.Join(dir, "g.pgn"))
+			log = append(log, fmt.Sprintf("dir renamed=%v", err == nil))
+		} else {
+			log = append(log, fmt.Sprintf("file %d bytes", st.Size()))
+		}
+		return f.Sync()
+	}
+	if _, err := writeDurably(dir, "g.pgn", func(w io.Writer) error { _, err := io.WriteString(w, "1. e4 *\n"); return err }, sync); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"file 8 bytes", "dir renamed=true"}; !slices.Equal(log, want) {
+		t.Errorf("syncs %q, want %q", log, want)
+	}
+	// A failed sync is an error, and leaves no file behind.
+	failing := func(*os.File) error { return errors.New("disk gone") }
+	if _, err := writeDurably(dir, "h.pgn", func(w io.Writer) error { return nil }, failing); err == nil {
+		t.Error("no error from a failed sync")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h.pgn")); err == nil {
+		t.Error("a record whose sync failed was renamed into place")
 	}
 }
 
