@@ -62,22 +62,6 @@ func (m *matchmaker) declined(id string, reason lichess.DeclineReason, log *slog
 	m.out = ""
 }
 
-// speedOf is the Lichess speed of a real-time clock.
-func speedOf(tc config.TimeControl) string {
-	est := tc.Base + 40*tc.Increment
-	switch {
-	case est < 30*time.Second:
-		return "ultraBullet"
-	case est < 3*time.Minute:
-		return "bullet"
-	case est < 8*time.Minute:
-		return "blitz"
-	case est < 25*time.Minute:
-		return "rapid"
-	}
-	return "classical"
-}
-
 // matchmake sends a challenge to a random online bot when the service has
 // been idle long enough and no challenge of ours is waiting.
 func (s *Service) matchmake(ctx context.Context) {
@@ -108,7 +92,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		return
 	}
 	tc := m.cfg.TimeControls[m.rng.IntN(len(m.cfg.TimeControls))]
-	speed := speedOf(tc)
+	speed := string(lichess.SpeedOf(tc.Base, tc.Increment))
 	bots, err := s.api.OnlineBots(ctx, 100)
 	if err != nil {
 		s.log.Warn("matchmaking: cannot list online bots", "err", err)

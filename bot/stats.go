@@ -218,26 +218,26 @@ func mapsClone(m map[string]uint64) map[string]uint64 {
 func (s *stats) writeMetrics(w io.Writer) {
 	snap := s.Snapshot()
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	// metric writes a metric's HELP and TYPE lines.
+	metric := func(name, typ, help string) {
+		p("# HELP %s %s", name, help)
+		p("# TYPE %s %s", name, typ)
+	}
 	healthy := 0
 	if snap.Healthy {
 		healthy = 1
 	}
-	p("# HELP ponderosa_up 1 while the event stream is connected.")
-	p("# TYPE ponderosa_up gauge")
+	metric("ponderosa_up", "gauge", "1 while the event stream is connected.")
 	p("ponderosa_up %d", healthy)
-	p("# HELP ponderosa_games_active Games in progress.")
-	p("# TYPE ponderosa_games_active gauge")
+	metric("ponderosa_games_active", "gauge", "Games in progress.")
 	p("ponderosa_games_active %d", len(snap.Live))
-	p("# HELP ponderosa_games_total Finished games by result.")
-	p("# TYPE ponderosa_games_total counter")
+	metric("ponderosa_games_total", "counter", "Finished games by result.")
 	for _, r := range []string{"win", "loss", "draw", "aborted"} {
 		p("ponderosa_games_total{result=%q} %d", r, snap.Results[r])
 	}
-	p("# HELP ponderosa_flag_losses_total Games lost on time.")
-	p("# TYPE ponderosa_flag_losses_total counter")
+	metric("ponderosa_flag_losses_total", "counter", "Games lost on time.")
 	p("ponderosa_flag_losses_total %d", snap.FlagLosses)
-	p("# HELP ponderosa_challenges_total Challenges received by decision.")
-	p("# TYPE ponderosa_challenges_total counter")
+	metric("ponderosa_challenges_total", "counter", "Challenges received by decision.")
 	keys := make([]string, 0, len(snap.Challenges))
 	for k := range snap.Challenges {
 		keys = append(keys, k)
@@ -246,35 +246,25 @@ func (s *stats) writeMetrics(w io.Writer) {
 	for _, k := range keys {
 		p("ponderosa_challenges_total{decision=%q} %d", k, snap.Challenges[k])
 	}
-	p("# HELP ponderosa_moves_total Moves posted.")
-	p("# TYPE ponderosa_moves_total counter")
+	metric("ponderosa_moves_total", "counter", "Moves posted.")
 	p("ponderosa_moves_total %d", snap.Moves)
-	p("# HELP ponderosa_move_errors_total Moves Lichess rejected or that failed to post.")
-	p("# TYPE ponderosa_move_errors_total counter")
+	metric("ponderosa_move_errors_total", "counter", "Moves Lichess rejected or that failed to post.")
 	p("ponderosa_move_errors_total %d", snap.MoveErrors)
-	p("# HELP ponderosa_ponder_total Ponder searches by outcome.")
-	p("# TYPE ponderosa_ponder_total counter")
+	metric("ponderosa_ponder_total", "counter", "Ponder searches by outcome.")
 	p("ponderosa_ponder_total{outcome=\"hit\"} %d", snap.PonderHit)
 	p("ponderosa_ponder_total{outcome=\"miss\"} %d", snap.PonderMiss)
-	p("# HELP ponderosa_move_overhead_seconds Learned time lost per move outside the search.")
-	p("# TYPE ponderosa_move_overhead_seconds gauge")
+	metric("ponderosa_move_overhead_seconds", "gauge", "Learned time lost per move outside the search.")
 	p("ponderosa_move_overhead_seconds %g", snap.Overhead.Seconds())
-	p("# HELP ponderosa_move_latency_seconds Time the bot adds to a move beyond the search (event received to move sent).")
-	p("# TYPE ponderosa_move_latency_seconds summary")
-	l := snap.Latency
-	p("ponderosa_move_latency_seconds{quantile=\"0.5\"} %g", l.Median.Seconds())
-	p("ponderosa_move_latency_seconds{quantile=\"0.9\"} %g", l.P90.Seconds())
-	p("ponderosa_move_latency_seconds{quantile=\"0.99\"} %g", l.P99.Seconds())
-	p("ponderosa_move_latency_seconds_sum %g", (l.Mean * time.Duration(l.Count)).Seconds())
-	p("ponderosa_move_latency_seconds_count %d", l.Count)
-	p("# HELP ponderosa_move_round_trip_seconds Round trip of the move requests.")
-	p("# TYPE ponderosa_move_round_trip_seconds summary")
-	r := snap.RoundTrip
-	p("ponderosa_move_round_trip_seconds{quantile=\"0.5\"} %g", r.Median.Seconds())
-	p("ponderosa_move_round_trip_seconds{quantile=\"0.9\"} %g", r.P90.Seconds())
-	p("ponderosa_move_round_trip_seconds{quantile=\"0.99\"} %g", r.P99.Seconds())
-	p("ponderosa_move_round_trip_seconds_sum %g", (r.Mean * time.Duration(r.Count)).Seconds())
-	p("ponderosa_move_round_trip_seconds_count %d", r.Count)
+	summary := func(name, help string, l LatencySummary) {
+		metric(name, "summary", help)
+		p("%s{quantile=\"0.5\"} %g", name, l.Median.Seconds())
+		p("%s{quantile=\"0.9\"} %g", name, l.P90.Seconds())
+		p("%s{quantile=\"0.99\"} %g", name, l.P99.Seconds())
+		p("%s_sum %g", name, (l.Mean * time.Duration(l.Count)).Seconds())
+		p("%s_count %d", name, l.Count)
+	}
+	summary("ponderosa_move_latency_seconds", "Time the bot adds to a move beyond the search (event received to move sent).", snap.Latency)
+	summary("ponderosa_move_round_trip_seconds", "Round trip of the move requests.", snap.RoundTrip)
 }
 
 // handler serves /healthz, /status (JSON) and /metrics.

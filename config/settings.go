@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 // Setting describes one environment variable.
@@ -424,7 +426,7 @@ func parseTimeControls(v string) ([]TimeControl, error) {
 			return nil, fmt.Errorf("bad time control %q: minutes must be 0.25, 0.5, 0.75, 1.5 or a whole number up to 180", clipWord(f))
 		}
 		tc := TimeControl{Base: time.Duration(secs) * time.Second, Increment: time.Duration(inc) * time.Second}
-		if tc.Base+40*tc.Increment < 30*time.Second {
+		if lichess.SpeedOf(tc.Base, tc.Increment) == lichess.SpeedUltraBullet {
 			return nil, fmt.Errorf("time control %q is UltraBullet, which bots cannot be challenged to", clipWord(f))
 		}
 		out = append(out, tc)

@@ -78,7 +78,7 @@ const maxRetryAfter = time.Hour
 // for moves), with bursts of 15.
 const (
 	DefaultRate  rate.Limit = 5
-	DefaultBurst            = 15
+	DefaultBurst int        = 15
 )
 
 // Clock is the time source for the 429 pause and for retry and reconnect

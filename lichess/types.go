@@ -132,6 +132,25 @@ const (
 	SpeedCorrespondence Speed = "correspondence"
 )
 
+// SpeedOf is the speed class of a real-time clock of base plus inc per
+// move, as Lichess classes it: by the estimated duration base + 40×inc,
+// under 30 s UltraBullet, under 3 min bullet, under 8 min blitz, under
+// 25 min rapid, else classical.
+func SpeedOf(base, inc time.Duration) Speed {
+	est := base + 40*inc
+	switch {
+	case est < 30*time.Second:
+		return SpeedUltraBullet
+	case est < 3*time.Minute:
+		return SpeedBullet
+	case est < 8*time.Minute:
+		return SpeedBlitz
+	case est < 25*time.Minute:
+		return SpeedRapid
+	}
+	return SpeedClassical
+}
+
 // ChallengeStatus is the status of a challenge.
 type ChallengeStatus string
 

@@ -48,7 +48,7 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	if o.Clock+40*o.Increment < 30*time.Second {
+	if lichess.SpeedOf(o.Clock, o.Increment) == lichess.SpeedUltraBullet {
 		return bot.Snapshot{}, fmt.Errorf("sandbox: %s is UltraBullet, which the policy declines: use clock + 40×increment of at least 30s", tcString(o.Clock, o.Increment))
 	}
 	srv := fakelichess.New(fakelichess.Options{Opponent: fakelichess.EngineOpponent(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})

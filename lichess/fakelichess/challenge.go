@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 // ChallengeSpec scripts a challenge to the bot (Server.Challenge) and is
@@ -380,11 +381,11 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 			writeFormError(w, "clock", "Invalid value")
 			return
 		}
-		if lim+40*inc < 30 {
+		spec.ClockLimit, spec.ClockIncrement = time.Duration(lim)*time.Second, time.Duration(inc)*time.Second
+		if lichess.SpeedOf(spec.ClockLimit, spec.ClockIncrement) == lichess.SpeedUltraBullet {
 			writeError(w, http.StatusBadRequest, "Bots cannot play UltraBullet. Choose a slower time control.")
 			return
 		}
-		spec.ClockLimit, spec.ClockIncrement = time.Duration(lim)*time.Second, time.Duration(inc)*time.Second
 	} else if d := f.Get("days"); d != "" {
 		days, err := strconv.Atoi(d)
 		if err != nil || !slices.Contains([]int{1, 2, 3, 5, 7, 10, 14}, days) {

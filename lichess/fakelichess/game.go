@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 const (
@@ -137,18 +138,7 @@ func (g *game) speed() string {
 	if !g.hasClock {
 		return "correspondence"
 	}
-	est := g.initial + 40*g.inc
-	switch {
-	case est < 30*time.Second:
-		return "ultraBullet"
-	case est < 180*time.Second:
-		return "bullet"
-	case est < 480*time.Second:
-		return "blitz"
-	case est < 1500*time.Second:
-		return "rapid"
-	}
-	return "classical"
+	return string(lichess.SpeedOf(g.initial, g.inc))
 }
 
 func (g *game) perfKey() string {
