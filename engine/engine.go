@@ -204,15 +204,6 @@ func (r *run) stop() {
 	})
 }
 
-func (r *run) stopped() bool {
-	select {
-	case <-r.stopCh:
-		return true
-	default:
-		return false
-	}
-}
-
 func (r *run) ponderHit() {
 	if !r.ponder {
 		return

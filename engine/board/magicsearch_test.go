@@ -32,7 +32,9 @@ func findMagics(dirs [4][2]int) [64]uint64 {
 		}
 		rng := prng(magicSeeds[sq.Rank()])
 		for {
-			m := rng.next() & rng.next() & rng.next()
+			// A candidate with few bits set: the AND of three draws.
+			a, b, c := rng.next(), rng.next(), rng.next()
+			m := a & b & c
 			if Bitboard((uint64(mask)*m)>>56).Count() < 6 {
 				continue
 			}

@@ -42,6 +42,3 @@ func (p *prng) next() uint64 {
 	*p ^= *p >> 27
 	return uint64(*p) * 2685821657736338717
 }
-
-// sparse returns a random number with few bits set, a good magic candidate.
-func (p *prng) sparse() uint64 { return p.next() & p.next() & p.next() }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ponderosa = filepath.Join(dir, "ponderosa")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", ponderosa, "../../cmd/ponderosa")
+	build := exec.Command("go", "build", "-o", ponderosa, "../../cmd/ponderosa")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building ponderosa:", err)
