@@ -40,6 +40,10 @@ type Options struct {
 	// OnReady, if set, is called once the account is checked and the event
 	// stream is about to open (tests and the sandbox use it).
 	OnReady func(me *lichess.User)
+	// StatusListener, if set, serves the status endpoint instead of a
+	// listener opened on the configured PONDEROSA_STATUS_ADDR (the sandbox
+	// uses it); Run closes it.
+	StatusListener net.Listener
 }
 
 // Service is the bot. Create it with New and run it with Run.
@@ -50,6 +54,8 @@ type Service struct {
 	version  string
 	onReady  func(*lichess.User)
 	stats    *stats
+	pub      *publisher
+	statusLn net.Listener
 	overhead *overheadLearner
 	engines  *enginePool
 	threads  int
@@ -90,7 +96,7 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	}
 	return &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
-		stats: newStats(), overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
+		stats: newStats(), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
 		engines: &enginePool{opts: engine.Options{HashMB: cfg.Engine.HashMB, Threads: 1}},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
@@ -143,14 +149,18 @@ func (s *Service) Run(ctx context.Context) error {
 		"hash_mb", s.cfg.Engine.HashMB, "ponder", s.cfg.Engine.Ponder, "shutdown", s.cfg.Shutdown.Mode)
 
 	var status *http.Server
-	if s.cfg.StatusAddr != "" {
-		ln, err := net.Listen("tcp", s.cfg.StatusAddr)
+	pubCtx, stopPub := context.WithCancel(context.WithoutCancel(ctx))
+	pubDone := make(chan struct{})
+	defer func() { stopPub(); <-pubDone }()
+	go func() {
+		defer close(pubDone)
+		s.pub.run(pubCtx, s.liveSnapshot, func(err error) { s.log.Error("status page", "err", err) })
+	}()
+	if s.cfg.StatusAddr != "" || s.statusLn != nil {
+		status, err = s.startStatus(s.statusLn)
 		if err != nil {
-			return fmt.Errorf("status endpoint: %w", err)
+			return err
 		}
-		status = &http.Server{Handler: s.stats.handler(), ReadHeaderTimeout: 5 * time.Second}
-		go status.Serve(ln)
-		s.log.Info("status endpoint", "addr", ln.Addr().String())
 	}
 
 	gamesCtx, cancelGames := context.WithCancel(context.WithoutCancel(ctx))
@@ -175,8 +185,10 @@ func (s *Service) Run(ctx context.Context) error {
 		s.onReady(me)
 	}
 	s.stats.count(func(st *stats) { st.connected = true })
+	s.pub.setStream("connected")
 	loopErr := s.eventLoop(ctx, start)
 	s.stats.count(func(st *stats) { st.connected = false })
+	s.pub.setStream("stopped")
 
 	// Shutdown.
 	s.declineQueue()
@@ -201,6 +213,8 @@ func (s *Service) Run(ctx context.Context) error {
 		cancelGames()
 		<-drained
 	}
+	stopPub() // ends the page's event streams, which Shutdown would wait for
+	<-pubDone
 	if status != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		status.Shutdown(sctx)
@@ -327,6 +341,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		key += ":" + d.Reason
 	}
 	s.stats.count(func(st *stats) { st.challenges[key]++ })
+	s.pub.challenge(s.challengeView(c, d))
 	log.Info("challenge", "decision", d.Verdict.String(), "reason", d.Reason, "variant", c.Variant.Key,
 		"speed", c.Speed, "time_control", c.TimeControl.Show, "rated", c.Rated)
 	switch d.Verdict {

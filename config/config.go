@@ -42,6 +42,9 @@ type Config struct {
 	// StatusAddr is the host:port of the status/metrics HTTP endpoint;
 	// empty = off.
 	StatusAddr string
+	// StatusUser and StatusPasswordFile turn on basic auth for the status
+	// endpoint (both or neither); the file's first line is the password.
+	StatusUser, StatusPasswordFile string
 	// Shutdown says what happens to running games on SIGTERM/SIGINT.
 	Shutdown Shutdown
 }
@@ -227,6 +230,9 @@ func (c *Config) crossCheck() []error {
 	}
 	if !p.Bots && !p.Humans {
 		errs = append(errs, errors.New("PONDEROSA_ACCEPT_BOTS: PONDEROSA_ACCEPT_BOTS and PONDEROSA_ACCEPT_HUMANS cannot both be false"))
+	}
+	if (c.StatusUser == "") != (c.StatusPasswordFile == "") {
+		errs = append(errs, errors.New("PONDEROSA_STATUS_USER: PONDEROSA_STATUS_USER and PONDEROSA_STATUS_PASSWORD_FILE go together: set both or neither"))
 	}
 	for _, id := range p.Allow {
 		if slices.Contains(p.Block, id) {

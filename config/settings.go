@@ -210,6 +210,19 @@ var settings = []setting{
 		}},
 	{Setting: Setting{"PONDEROSA_STATUS_ADDR", "none", "host:port of the status and metrics HTTP endpoint, e.g. 127.0.0.1:8080 (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.StatusAddr, err = parseAddr(v); return }},
+	{Setting: Setting{"PONDEROSA_STATUS_USER", "none", "user name of the status page's basic auth (with PONDEROSA_STATUS_PASSWORD_FILE; /healthz stays open) (\"none\" = no auth)"},
+		set: func(c *Config, v string) error {
+			if strings.EqualFold(strings.TrimSpace(v), "none") {
+				return nil
+			}
+			if strings.ContainsAny(v, ":\x00\r\n") || strings.TrimSpace(v) != v {
+				return errors.New("must not contain a colon, control characters or surrounding spaces")
+			}
+			c.StatusUser = v
+			return nil
+		}},
+	{Setting: Setting{"PONDEROSA_STATUS_PASSWORD_FILE", "none", "file holding the status page's basic auth password (first line; read at start) (\"none\" = no auth)"},
+		set: func(c *Config, v string) (err error) { c.StatusPasswordFile, err = parsePath(v); return }},
 	{Setting: Setting{"PONDEROSA_SHUTDOWN", "wait", "on SIGTERM/SIGINT: wait (for running games to end, up to PONDEROSA_DRAIN_TIMEOUT) or leave (finish the current move and exit; the next start resumes the games)"},
 		set: func(c *Config, v string) error {
 			switch ShutdownMode(strings.ToLower(v)) {

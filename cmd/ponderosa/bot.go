@@ -61,7 +61,7 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 			cfg.PGNDir = dir
 		}
 		_, err := runSandbox(ctx, cfg, sandboxOptions{Games: *games, Clock: *clock, Increment: *inc,
-			Out: env.Stdout, Logger: log, Version: version})
+			StatusAddr: cfg.StatusAddr, Out: env.Stdout, Logger: log, Version: version})
 		if err != nil && getenv("PONDEROSA_PGN_DIR") == "" {
 			os.Remove(cfg.PGNDir) // only if still empty
 		}

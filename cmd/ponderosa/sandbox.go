@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strconv"
 	"time"
 
@@ -24,6 +25,12 @@ type sandboxOptions struct {
 	// OpponentNodes is the node budget per move of the sparring engine
 	// (default 3000): a weak but real opponent.
 	OpponentNodes uint64
+	// StatusAddr is where the status page is served (default
+	// defaultSandboxStatusAddr, or any free loopback port when that one is
+	// taken). Its URL is the first line written to Out, and is passed to
+	// OnStatus when set.
+	StatusAddr string
+	OnStatus   func(url string)
 	// Out receives the summary; Logger the service's logs.
 	Out     io.Writer
 	Logger  *slog.Logger
@@ -51,6 +58,15 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 	if lichess.SpeedOf(o.Clock, o.Increment) == lichess.SpeedUltraBullet {
 		return bot.Snapshot{}, fmt.Errorf("sandbox: %s is UltraBullet, which the policy declines: use clock + 40×increment of at least 30s", tcString(o.Clock, o.Increment))
 	}
+	statusLn, err := listenSandboxStatus(o.StatusAddr)
+	if err != nil {
+		return bot.Snapshot{}, fmt.Errorf("sandbox: status page: %w", err)
+	}
+	url := "http://" + statusLn.Addr().String() + "/"
+	fmt.Fprintf(o.Out, "Status page: %s\n", url)
+	if o.OnStatus != nil {
+		o.OnStatus(url)
+	}
 	srv := fakelichess.New(fakelichess.Options{Opponent: fakelichess.EngineOpponent(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
 	defer srv.Close()
 	cfg.URL, cfg.Token = srv.URL(), config.NewSecret(srv.Token())
@@ -58,7 +74,8 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 	defer client.Close()
 
 	ready := make(chan struct{})
-	svc := bot.New(cfg, client, bot.Options{Logger: o.Logger, Version: o.Version, OnReady: func(*lichess.User) { close(ready) }})
+	svc := bot.New(cfg, client, bot.Options{Logger: o.Logger, Version: o.Version, OnReady: func(*lichess.User) { close(ready) },
+		StatusListener: statusLn})
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
@@ -166,4 +183,20 @@ func botResult(g fakelichess.GameInfo) string {
 // tcString writes a time control as minutes+seconds ("1+1", "0.5+0.2").
 func tcString(base, inc time.Duration) string {
 	return fmt.Sprintf("%s+%s", strconv.FormatFloat(base.Minutes(), 'f', -1, 64), strconv.FormatFloat(inc.Seconds(), 'f', -1, 64))
+}
+
+// defaultSandboxStatusAddr is where the sandbox serves its status page.
+const defaultSandboxStatusAddr = "127.0.0.1:8080"
+
+// listenSandboxStatus listens on addr (defaultSandboxStatusAddr when
+// empty); when the default port is taken it takes any free loopback port.
+func listenSandboxStatus(addr string) (net.Listener, error) {
+	if addr == "" {
+		addr = defaultSandboxStatusAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && addr == defaultSandboxStatusAddr {
+		return net.Listen("tcp", "127.0.0.1:0")
+	}
+	return ln, err
 }
