@@ -130,6 +130,7 @@ func (r *gameRunner) handle(ctx context.Context, ev lichess.GameEvent, at time.T
 			return true
 		}
 		stop := r.onState(ctx, &e.State, at)
+		r.publishState(at)
 		if !stop {
 			r.greet(ctx)
 		}
@@ -138,7 +139,9 @@ func (r *gameRunner) handle(ctx context.Context, ev lichess.GameEvent, at time.T
 		if r.full == nil {
 			return false // gameFull always comes first; be lenient
 		}
-		return r.onState(ctx, &e.GameState, at)
+		stop := r.onState(ctx, &e.GameState, at)
+		r.publishState(at) // after the search started: the page never delays a move
+		return stop
 	case *lichess.ChatLine:
 		r.onChat(ctx, e)
 	case *lichess.OpponentGone:
@@ -165,6 +168,7 @@ func (r *gameRunner) setup(f *lichess.GameFull) error {
 	if err := r.board.setup(f); err != nil {
 		return err
 	}
+	r.publishSetup(f)
 	if first {
 		r.search.judge = judge{cfg: r.svc.cfg.Game}
 		color := r.us.String()

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/bot/live"
@@ -26,10 +27,7 @@ func livePlayer(p lichess.GamePlayer) live.PlayerView {
 
 // publishSetup shows the game's players and settings.
 func (r *gameRunner) publishSetup(f *lichess.GameFull) {
-	color := "black"
-	if r.white {
-		color = "white"
-	}
+	color := r.us.String()
 	tc := clockString(f)
 	if f.Clock != nil {
 		tc = tcString(f.Clock.InitialTime(), f.Clock.IncrementTime())
@@ -46,19 +44,20 @@ func (r *gameRunner) publishSetup(f *lichess.GameFull) {
 // publishState shows the position, the moves and the clocks of the last
 // gameState, which arrived at at.
 func (r *gameRunner) publishState(at time.Time) {
-	if r.game == nil {
+	b := &r.board
+	if b.game == nil {
 		return
 	}
-	pos := r.game.Position()
+	pos := b.game.Position()
 	fen := pos.FEN()
 	last := ""
-	if m := r.lastMove(); m != board.NoMove {
-		before := r.positionAt(len(r.game.Moves()) - 1)
+	if m := b.lastMove(); m != board.NoMove {
+		before := b.positionAt(b.ply() - 1)
 		last = before.UCI(m)
 	}
-	san := r.game.SANMoves()
-	wt, bt, _, _ := r.state.Clock()
-	running := r.kind == realTime && r.state.Status == lichess.StatusStarted && len(san) >= 2
+	san := b.game.SANMoves()
+	wt, bt, _, _ := b.state.Clock()
+	running := b.kind == realTime && b.state.Status == lichess.StatusStarted && len(san) >= 2
 	r.svc.pub.updateGame(r.id, func(g *live.GameView) {
 		g.FEN, g.LastMove, g.Moves = fen, last, san
 		g.WhiteClock, g.BlackClock, g.ClockAt, g.ClockRunning = wt, bt, at, running
@@ -69,14 +68,14 @@ func (r *gameRunner) publishState(at time.Time) {
 // reporter returns the info callback of a search on game g: it shows the
 // latest complete iteration (score from White's side, PV in SAN). It runs
 // on the search's goroutine, once per iteration.
-func (r *gameRunner) reporter(g *board.Game, ponder bool) func(engine.Info) {
+func (r *gameRunner) reporter(g *board.Game, ponder *atomic.Bool) func(engine.Info) {
 	root := g.Position()
 	whiteToMove := root.SideToMove() == board.White
 	return func(in engine.Info) {
 		if in.PV == nil || in.MultiPV > 1 {
 			return // a currmove report, or a secondary line
 		}
-		e := &live.EvalView{Depth: in.Depth, Nodes: in.Nodes, NPS: in.NPS, Ponder: ponder}
+		e := &live.EvalView{Depth: in.Depth, Nodes: in.Nodes, NPS: in.NPS, Ponder: ponder.Load()}
 		if in.Score.IsMate() {
 			e.Mate = in.Score.MateIn()
 			if e.Mate == 0 {
@@ -101,6 +100,19 @@ func (r *gameRunner) reporter(g *board.Game, ponder bool) func(engine.Info) {
 		}
 		r.svc.pub.updateGame(r.id, func(v *live.GameView) { v.Eval = e })
 	}
+}
+
+// moveSource says where the move of a finished search came from.
+func moveSource(pos *board.Position, res engine.Result) string {
+	if res.Depth > 0 || res.Nodes > 0 {
+		return sourceEngine
+	}
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	if ml.N == 1 {
+		return sourceForced
+	}
+	return sourceBook
 }
 
 // publishMove records our posted move: where it came from and what it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
@@ -39,6 +40,8 @@ type searchJob struct {
 	started   time.Time     // search start (for a ponder hit: the hit)
 	safety    time.Duration
 	safetyT   *time.Timer
+	// pondering is ponder for the search's info reports (on its goroutine).
+	pondering atomic.Bool
 }
 
 // searchOutcome is what a search goroutine sends back.
@@ -107,6 +110,7 @@ func (r *gameRunner) searchIfOurTurn(ctx context.Context, at time.Time) bool {
 		}
 		if j.ponder {
 			r.svc.stats.count(func(s *stats) { s.ponderMiss++ })
+			r.publishPonder(false)
 		}
 		r.dropJob()
 	}
@@ -189,7 +193,8 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 	// Start returns with the search registered, so a PonderHit from now on
 	// always reaches it. It waits (milliseconds) for a dropped search of
 	// this engine to unwind first.
-	job.handle = r.eng.Start(sctx, g, lim, nil)
+	job.pondering.Store(job.ponder)
+	job.handle = r.eng.Start(sctx, g, lim, r.reporter(g, &job.pondering))
 	s := &r.search
 	s.searches.Add(1)
 	go func() {
@@ -230,6 +235,7 @@ func (r *gameRunner) dropJob() {
 // ponderHit turns the ponder search into the search for our move.
 func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	j.ponder = false
+	j.pondering.Store(false)
 	j.clock, j.inc = r.board.clockOf(r.us)
 	j.received = at
 	j.started = time.Now()
@@ -237,6 +243,7 @@ func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	// The safety net, measured from now, as for a normal search.
 	j.safetyT = time.AfterFunc(r.plan(time.Since(at)).Safety, j.cancel)
 	r.svc.stats.count(func(s *stats) { s.ponderHit++ })
+	r.publishPonder(true)
 }
 
 // onResult handles a finished search; it returns true when the runner
@@ -328,6 +335,7 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	r.svc.overhead.Observe(added)
 	r.svc.stats.addLatency(internal, posted.Sub(sent))
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
+	r.publishMove(moveSource(pos, out.res), j.ply+1, internal, posted.Sub(sent))
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
 		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(posted.Sub(sent)))
 	if r.phase == leaving {

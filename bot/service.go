@@ -450,6 +450,7 @@ func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{
 func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}) {
 	eng := s.engines.get()
 	r := newGameRunner(s, id, eng)
+	defer s.pub.endGame(id) // after the runner and its searches ended
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("game crashed; resigning it", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"sync"
 	"testing"
@@ -49,8 +50,10 @@ type harness struct {
 	cfg    config.Config
 	svc    *Service
 	logs   *syncBuffer
-	cancel context.CancelFunc
-	done   chan error
+	// statusLn, when set before start, serves the status page.
+	statusLn net.Listener
+	cancel   context.CancelFunc
+	done     chan error
 }
 
 // setup starts a fake Lichess with opts; env adds settings to the bot's
@@ -99,7 +102,7 @@ func (h *harness) start() {
 	ready := make(chan struct{})
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h.svc = newService(h.cfg, h.client, Options{Logger: log, Version: "ponderosa test",
-		OnReady: func(*lichess.User) { close(ready) }})
+		OnReady: func(*lichess.User) { close(ready) }, StatusListener: h.statusLn})
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan error, 1)

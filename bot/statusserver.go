@@ -126,7 +126,7 @@ func (s *Service) startStatus(ln net.Listener) (*http.Server, error) {
 		s.log.Warn("the status page is open to the network without authentication; set PONDEROSA_STATUS_USER and PONDEROSA_STATUS_PASSWORD_FILE, or listen on a loopback address", "addr", addr)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
+	go srv.Serve(smallSendBuffers{ln})
 	s.log.Info("status endpoint", "addr", addr, "url", "http://"+addr+"/")
 	return srv, nil
 }
@@ -150,4 +150,21 @@ func (s *Service) challengeView(c *lichess.Challenge, d Decision) live.Challenge
 	return live.ChallengeView{ID: c.ID, URL: url, Challenger: c.Challenger.Name, Title: c.Challenger.Title,
 		Rating: c.Challenger.Rating, Variant: string(c.Variant.Key), TimeControl: tc, Rated: c.Rated,
 		Decision: d.Verdict.String(), Reason: d.Reason, At: time.Now()}
+}
+
+// statusSendBuffer is the socket send buffer of a status page connection:
+// room for a few updates, so that a reader that stops reading blocks its
+// stream's writes soon, and is dropped, rather than after megabytes of
+// kernel buffers.
+const statusSendBuffer = 128 << 10
+
+// smallSendBuffers gives accepted TCP connections a statusSendBuffer.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(statusSendBuffer)
+	}
+	return c, err
 }
