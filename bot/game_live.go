@@ -30,7 +30,7 @@ func (r *gameRunner) publishSetup(f *lichess.GameFull) {
 	color := r.us.String()
 	tc := clockString(f)
 	if f.Clock != nil {
-		tc = tcString(f.Clock.InitialTime(), f.Clock.IncrementTime())
+		tc = liveTC(f.Clock.InitialTime(), f.Clock.IncrementTime())
 	}
 	r.svc.pub.updateGame(r.id, func(g *live.GameView) {
 		g.URL = r.svc.gameURL(r.id)

@@ -18,11 +18,11 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // gatedOpponent plays one move per token sent on its channel.
-func gatedOpponent(then lichesstest.Opponent) (lichesstest.Opponent, chan struct{}) {
+func gatedOpponent(then fakelichess.Opponent) (fakelichess.Opponent, chan struct{}) {
 	gate := make(chan struct{}, 1)
 	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
 		select {
@@ -34,7 +34,7 @@ func gatedOpponent(then lichesstest.Opponent) (lichesstest.Opponent, chan struct
 }
 
 // statusHarness is a harness whose service serves the status page.
-func statusHarness(t *testing.T, opts lichesstest.Options, env map[string]string) (*harness, string) {
+func statusHarness(t *testing.T, opts fakelichess.Options, env map[string]string) (*harness, string) {
 	t.Helper()
 	h := setup(t, opts, env)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -118,13 +118,13 @@ func TestStatusPageBoards(t *testing.T) {
 	t.Parallel()
 	oppW, gateW := gatedOpponent(sparringEngine(200))
 	oppB, gateB := gatedOpponent(sparringEngine(200))
-	h, base := statusHarness(t, lichesstest.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
+	h, base := statusHarness(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "2"})
 	h.start()
 	events := openEvents(t, base)
 	// The challenger plays white in the first game, black in the second.
-	idB := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 30 * time.Second, Color: "white", Opponent: oppW})
+	idB := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second, Color: "white", Opponent: oppW})
 	h.waitAccepted(idB)
-	idW := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 30 * time.Second, Variant: "chess960", Color: "black", Opponent: oppB})
+	idW := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second, Variant: "chess960", Color: "black", Opponent: oppB})
 	h.waitAccepted(idW)
 	ours := map[string]string{idW: "white", idB: "black"}
 	gates := map[string]chan struct{}{idW: gateB, idB: gateW}
@@ -238,10 +238,10 @@ func TestStatusPageBoards(t *testing.T) {
 // small and the stalled reader is dropped.
 func TestStatusPageManyReaders(t *testing.T) {
 	t.Parallel()
-	h, base := statusHarness(t, lichesstest.Options{Opponent: lichesstest.Slow(30*time.Millisecond, sparringEngine(100))}, nil)
+	h, base := statusHarness(t, fakelichess.Options{Opponent: fakelichess.Slow(30*time.Millisecond, sparringEngine(100))}, nil)
 	h.start()
 	// The game starts when the readers are there (the moves wait on them).
-	id := h.srv.Challenge(lichesstest.ChallengeSpec{ClockLimit: 30 * time.Second})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second})
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() { cancel(); wg.Wait() }()
@@ -314,7 +314,7 @@ func TestStatusPageAuth(t *testing.T) {
 	t.Parallel()
 	pw := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pw, []byte("s3cret\n"), 0o600)
-	h, base := statusHarness(t, lichesstest.Options{}, map[string]string{
+	h, base := statusHarness(t, fakelichess.Options{}, map[string]string{
 		"PONDEROSA_STATUS_USER": "op", "PONDEROSA_STATUS_PASSWORD_FILE": pw})
 	h.start()
 	try := func(path, user, pass string) int {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -139,7 +140,7 @@ func (s *Service) challengeView(c *lichess.Challenge, d Decision) live.Challenge
 	case c.TimeControl.DaysPerTurn > 0:
 		tc = fmt.Sprintf("%d days", c.TimeControl.DaysPerTurn)
 	case c.TimeControl.Type == "clock":
-		tc = tcString(time.Duration(c.TimeControl.Limit)*time.Second, time.Duration(c.TimeControl.Increment)*time.Second)
+		tc = liveTC(time.Duration(c.TimeControl.Limit)*time.Second, time.Duration(c.TimeControl.Increment)*time.Second)
 	default:
 		tc = c.TimeControl.Type
 	}
@@ -167,4 +168,9 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 		tc.SetWriteBuffer(statusSendBuffer)
 	}
 	return c, err
+}
+
+// liveTC writes a time control as minutes+seconds ("1+1", "0.5+0").
+func liveTC(base, inc time.Duration) string {
+	return strconv.FormatFloat(base.Minutes(), 'f', -1, 64) + "+" + strconv.FormatFloat(inc.Seconds(), 'f', -1, 64)
 }
