@@ -25,6 +25,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // Engine is a chess engine with its own transposition table, history tables
@@ -40,6 +41,8 @@ type Engine struct {
 
 	tt      *transTable
 	workers []*worker
+
+	verifyNNUE bool // tests: check every network evaluation of a search against a refresh (slow)
 }
 
 // New returns an Engine configured by opts (zero fields take defaults). A
@@ -60,18 +63,18 @@ func New(opts Options) *Engine {
 		e.tt.allocate(MinHashMB) // unmeasured or nearly no memory: 1 MB regardless
 		e.opts.HashMB = MinHashMB
 	}
-	e.resizeWorkers(e.opts.Threads, e.opts.Eval)
+	e.resizeWorkers(e.opts.Threads, e.opts.Eval, e.opts.Net)
 	return e
 }
 
-func (e *Engine) resizeWorkers(n int, p *eval.Params) {
+func (e *Engine) resizeWorkers(n int, p *eval.Params, net *nnue.Network) {
 	if len(e.workers) > n {
 		// A fresh slice: the dropped workers (and their history tables)
 		// must not stay reachable through the old backing array.
 		e.workers = slices.Clone(e.workers[:n])
 	}
 	for len(e.workers) < n {
-		e.workers = append(e.workers, newWorker(len(e.workers), e.tt, p))
+		e.workers = append(e.workers, newWorker(len(e.workers), e.tt, p, net))
 	}
 }
 
@@ -83,7 +86,8 @@ func (e *Engine) Options() Options {
 }
 
 // SetOptions changes the options, resizing the hash table and the thread
-// pool as needed. Resizing the hash clears it. If a search is running,
+// pool as needed. Resizing the hash, or changing the evaluation (Eval,
+// Net), clears it. If a search is running,
 // SetOptions waits for it to finish. A hash table that does not fit in the
 // memory left is not allocated: the old table stays (Options().HashMB says
 // its size), every other option is applied, and the error (wrapping
@@ -105,11 +109,13 @@ func (e *Engine) SetOptions(opts Options) error {
 	e.mu.Lock()
 	e.opts = opts
 	e.mu.Unlock()
-	if opts.Eval != old.Eval {
+	if opts.Eval != old.Eval || opts.Net != old.Net {
 		e.workers = nil
+		// Stored static evaluations belong to the old evaluation.
+		e.tt.clear()
 	}
 	if opts.Threads != len(e.workers) {
-		e.resizeWorkers(opts.Threads, opts.Eval)
+		e.resizeWorkers(opts.Threads, opts.Eval, opts.Net)
 	}
 	return err
 }
@@ -157,7 +163,11 @@ func (e *Engine) PonderHit() {
 // Evaluate returns the static evaluation of pos from the side to move's
 // point of view, in centipawns.
 func (e *Engine) Evaluate(pos *board.Position) Score {
-	if p := e.Options().Eval; p != nil {
+	opts := e.Options()
+	if opts.Net != nil {
+		return clampEval(opts.Net.EvaluatePosition(pos))
+	}
+	if p := opts.Eval; p != nil {
 		return Score(eval.NewEvaluatorWith(p).Evaluate(pos))
 	}
 	return Score(eval.Evaluate(pos))
@@ -394,6 +404,7 @@ func (s *started) run() Result {
 	e.tt.newSearch()
 	for _, w := range workers {
 		w.prepare(r, &root, s.keys, rootMoves, s.multiPV)
+		w.verifyNNUE = e.verifyNNUE
 	}
 	var wg sync.WaitGroup
 	var helperPanic atomic.Value

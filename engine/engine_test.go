@@ -317,7 +317,7 @@ func TestRepetitionDetection(t *testing.T) {
 	for n, want := range map[int]bool{3: false, 4: true, 7: true} {
 		g := mustGame(t, fen, shuffle[:n]...)
 		root := g.Position()
-		w := newWorker(0, newTransTable(1), nil)
+		w := newWorker(0, newTransTable(1), nil, nil)
 		w.prepare(newRun(Limits{}, timeBudget{}), &root, g.Keys(), legalRootMoves(&root, nil), 1)
 		if got := w.isRepetition(0); got != want {
 			t.Errorf("after %d moves: isRepetition = %v, want %v", n, got, want)

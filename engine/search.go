@@ -48,7 +48,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		return 0
 	}
 	if ply >= MaxPly {
-		return w.evaluate(pos)
+		return w.evaluate(ply)
 	}
 
 	// Step 3. Mate distance pruning: no line from here beats a mate already found nearer the root.
@@ -79,7 +79,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	// Step 5. Static evaluation, and the TT score where its bound says it is a better estimate.
 	staticEval, evalScore := NoScore, NoScore
 	if !inCheck {
-		staticEval = w.staticEval(pos, tte, ttHitOK)
+		staticEval = w.staticEval(ply, tte, ttHitOK)
 		evalScore = staticEval
 		if ttScore != NoScore && !ttScore.IsMate() &&
 			((tte.bound == BoundLower && ttScore > evalScore) || (tte.bound == BoundUpper && ttScore < evalScore) || tte.bound == BoundExact) {
@@ -334,13 +334,13 @@ func legalTTMove(pos *board.Position, h ttHit) board.Move {
 	return h.move
 }
 
-// staticEval returns the evaluation of pos, taken from the hash entry h
-// (found when ok) if it holds one.
-func (w *worker) staticEval(pos *board.Position, h ttHit, ok bool) Score {
+// staticEval returns the evaluation of the node at ply, taken from the
+// hash entry h (found when ok) if it holds one.
+func (w *worker) staticEval(ply int, h ttHit, ok bool) Score {
 	if ok && h.eval != NoScore && h.eval > -mateBound && h.eval < mateBound {
 		return h.eval
 	}
-	return w.evaluate(pos)
+	return w.evaluate(ply)
 }
 
 // newBest takes the score of move m into the node at ply: it raises best,
@@ -430,7 +430,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int, checks bool) Score {
 		if inCheck {
 			return 0
 		}
-		return w.evaluate(pos)
+		return w.evaluate(ply)
 	}
 
 	// Step 2. Transposition table lookup.
@@ -448,7 +448,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int, checks bool) Score {
 	best := -Infinity
 	standPat := NoScore
 	if !inCheck {
-		standPat = w.staticEval(pos, tte, ok)
+		standPat = w.staticEval(ply, tte, ok)
 		if standPat >= beta {
 			return standPat
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // MaxPly is the deepest ply the search can reach (root is ply 0).
@@ -99,6 +100,9 @@ type Options struct {
 	// Eval, if not nil, replaces the evaluation weights (eval.Default()).
 	// It is for tuning and for testing weight sets against each other.
 	Eval *eval.Params
+	// Net, if not nil, evaluates positions with this NNUE instead of the
+	// hand-crafted evaluation (Eval is then unused).
+	Net *nnue.Network
 }
 
 // Option ranges.

@@ -6,11 +6,13 @@ package engine
 // played on the search stack), and draw detection.
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // frame is the per-ply scratch space of one search thread (preallocated, so
@@ -45,6 +47,15 @@ type worker struct {
 	run *run
 	ev  *eval.Evaluator
 
+	// With a network, acc[ply] is the accumulator of stack[ply].pos when
+	// accOK[ply]; makeMove only marks the child stale and evaluate brings
+	// it up to date from the nearest ready ancestor (lazy updates: most
+	// children cut off before they are evaluated).
+	net        *nnue.Network
+	acc        []nnue.Accumulator
+	accOK      [MaxPly + 4]bool
+	verifyNNUE bool // tests: check every evaluation against a refresh
+
 	nodes       uint64        // owned by the worker's goroutine
 	sharedNodes atomic.Uint64 // published copy of nodes, read by others
 
@@ -69,14 +80,22 @@ type worker struct {
 
 // newWorker returns search thread id on tt, evaluating with the weights p
 // (nil: the weights the engine plays with).
-func newWorker(id int, tt *transTable, p *eval.Params) *worker {
+func newWorker(id int, tt *transTable, p *eval.Params, net *nnue.Network) *worker {
 	var ev *eval.Evaluator
 	if p != nil {
 		ev = eval.NewEvaluatorWith(p)
 	} else {
 		ev = eval.NewEvaluator()
 	}
-	return &worker{id: id, tt: tt, ev: ev, keys: make([]uint64, 0, 1024)}
+	w := &worker{id: id, tt: tt, ev: ev, keys: make([]uint64, 0, 1024)}
+	if net != nil {
+		w.net = net
+		w.acc = make([]nnue.Accumulator, MaxPly+4)
+		for i := range w.acc {
+			w.acc[i] = net.NewAccumulator()
+		}
+	}
+	return w
 }
 
 func (w *worker) clearHistory() {
@@ -93,6 +112,10 @@ func (w *worker) prepare(r *run, root *board.Position, keys []uint64, moves []bo
 	w.nodes = 0
 	w.sharedNodes.Store(0)
 	w.stack[0].pos = *root
+	if w.net != nil {
+		w.net.Refresh(&w.acc[0], root)
+		w.accOK[0] = true
+	}
 	w.stack[0].sinceNull = root.HalfmoveClock()
 	w.stack[0].move = board.NoMove
 	w.stack[0].excluded = board.NoMove
@@ -190,6 +213,7 @@ func (w *worker) makeMove(ply int, m board.Move, pc board.Piece) {
 	w.tt.prefetch(f.pos.KeyAfter(m))
 	f.move, f.piece = m, pc
 	f.pos.MakeMove(m, &child.pos)
+	w.accOK[ply+1] = false
 	child.sinceNull = f.sinceNull + 1
 	w.keys = append(w.keys, child.pos.Key())
 }
@@ -202,6 +226,7 @@ func (w *worker) makeNullMove(ply int) {
 	child := &w.stack[ply+1]
 	f.move, f.piece = board.NullMove, board.NoPiece
 	f.pos.MakeNullMove(&child.pos)
+	w.accOK[ply+1] = false
 	child.sinceNull = 0
 	w.keys = append(w.keys, child.pos.Key())
 }
@@ -235,6 +260,43 @@ func (w *worker) isRepetition(ply int) bool {
 	return false
 }
 
-func (w *worker) evaluate(pos *board.Position) Score {
-	return Score(w.ev.Evaluate(pos))
+// evaluate returns the static evaluation of the node at ply: the
+// network's when the worker has one, else the hand-crafted evaluation.
+func (w *worker) evaluate(ply int) Score {
+	pos := &w.stack[ply].pos
+	if w.net == nil {
+		return Score(w.ev.Evaluate(pos))
+	}
+	w.refreshAcc(ply)
+	v := w.net.Evaluate(&w.acc[ply], pos.SideToMove())
+	if w.verifyNNUE {
+		if fresh := w.net.EvaluatePosition(pos); fresh != v {
+			panic(fmt.Sprintf("engine: incremental network evaluation %d, refreshed %d, at ply %d: %s", v, fresh, ply, pos.FEN()))
+		}
+	}
+	return clampEval(v)
+}
+
+// refreshAcc brings acc[ply] up to date from the nearest ancestor whose
+// accumulator is ready (the root's always is), replaying the moves of the
+// search path.
+func (w *worker) refreshAcc(ply int) {
+	i := ply
+	for !w.accOK[i] {
+		i--
+	}
+	for ; i < ply; i++ {
+		f := &w.stack[i]
+		if f.move == board.NullMove {
+			w.acc[i+1].CopyFrom(&w.acc[i])
+		} else {
+			w.net.Update(&w.acc[i+1], &w.acc[i], &f.pos, f.move)
+		}
+		w.accOK[i+1] = true
+	}
+}
+
+// clampEval keeps a network's evaluation clear of the mate scores.
+func clampEval(v int) Score {
+	return Score(max(-int(mateBound)+1, min(int(mateBound)-1, v)))
 }

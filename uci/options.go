@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // Option is one UCI option: it describes itself for the "uci" answer and
@@ -116,15 +117,79 @@ func (o *ButtonOption) Set(string) (string, error) {
 	return "", nil
 }
 
+// StringOption is a string option; Apply checks and applies a value (an
+// error keeps the old value).
+type StringOption struct {
+	OptName string
+	Default string
+	Value   *string
+	Apply   func(v string) (note string, err error)
+}
+
+// Name implements Option.
+func (o *StringOption) Name() string { return o.OptName }
+
+// Declare implements Option. UCI writes an empty default as <empty>.
+func (o *StringOption) Declare() string {
+	d := o.Default
+	if d == "" {
+		d = "<empty>"
+	}
+	return "option name " + o.OptName + " type string default " + d
+}
+
+// Set implements Option.
+func (o *StringOption) Set(value string) (string, error) {
+	v := strings.TrimSpace(value)
+	if v == "<empty>" {
+		v = ""
+	}
+	note := ""
+	if o.Apply != nil {
+		var err error
+		if note, err = o.Apply(v); err != nil {
+			return "", err
+		}
+	}
+	*o.Value = v
+	return note, nil
+}
+
 // settings are the values the options control.
 type settings struct {
 	hash, threads, multiPV, overheadMS, elo int
 	ponder, chess960, limitStrength         bool
+	useNNUE                                 bool
+	evalFile                                string
+	net                                     *nnue.Network // loaded from evalFile (or given at start)
+}
+
+// evalFileOption is the EvalFile option: a value names a network file to
+// load ("" goes back to the network the engine started with, which may be
+// none); apply then pushes it to the engine.
+func (s *settings) evalFileOption(initial *nnue.Network, apply func() error) *StringOption {
+	return &StringOption{OptName: "EvalFile", Value: &s.evalFile, Apply: func(v string) (string, error) {
+		net, note := initial, ""
+		if v != "" {
+			n, err := nnue.Load(v)
+			if err != nil {
+				return "", fmt.Errorf("option EvalFile: %w", err)
+			}
+			net, note = n, fmt.Sprintf("EvalFile: loaded %s (%s, %d hidden units)", v, n.ID(), n.Hidden())
+		}
+		was := s.net
+		s.net = net
+		if err := apply(); err != nil {
+			s.net = was
+			return "", fmt.Errorf("option EvalFile: %w", err)
+		}
+		return note, nil
+	}}
 }
 
 // newOptions builds the option table over s; apply pushes engine settings
 // to the engine, clearHash empties the hash table.
-func newOptions(s *settings, apply func() error, clearHash func()) []Option {
+func newOptions(s *settings, apply func() error, clearHash func(), initialNet *nnue.Network) []Option {
 	return []Option{
 		&IntOption{OptName: "Hash", Default: engine.DefaultHashMB, Min: engine.MinHashMB, Max: engine.MaxHashMB, Value: &s.hash, OnChange: apply},
 		&IntOption{OptName: "Threads", Default: 1, Min: engine.MinThreads, Max: engine.MaxThreads, Value: &s.threads, OnChange: apply},
@@ -135,6 +200,8 @@ func newOptions(s *settings, apply func() error, clearHash func()) []Option {
 		&BoolOption{OptName: "UCI_Chess960", Default: false, Value: &s.chess960},
 		&BoolOption{OptName: "UCI_LimitStrength", Default: false, Value: &s.limitStrength, OnChange: apply},
 		&IntOption{OptName: "UCI_Elo", Default: engine.DefaultElo, Min: engine.MinElo, Max: engine.MaxElo, Value: &s.elo, OnChange: apply},
+		&BoolOption{OptName: "Use NNUE", Default: initialNet != nil, Value: &s.useNNUE, OnChange: apply},
+		s.evalFileOption(initialNet, apply),
 	}
 }
 
@@ -154,5 +221,9 @@ func (s *settings) engineOptions(base engine.Options) engine.Options {
 	base.MoveOverhead = time.Duration(s.overheadMS) * time.Millisecond
 	base.LimitStrength = s.limitStrength
 	base.Elo = s.elo
+	base.Net = nil
+	if s.useNNUE {
+		base.Net = s.net
+	}
 	return base
 }

@@ -167,7 +167,8 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) e
 	s.set.hash, s.set.threads, s.set.multiPV = o.HashMB, o.Threads, o.MultiPV
 	s.set.overheadMS = int(o.MoveOverhead / time.Millisecond)
 	s.set.limitStrength, s.set.elo = o.LimitStrength, o.Elo
-	s.options = newOptions(&s.set, s.applyOptions, eng.ClearHash)
+	s.set.net, s.set.useNNUE = o.Net, o.Net != nil
+	s.options = newOptions(&s.set, s.applyOptions, eng.ClearHash, o.Net)
 
 	done := make(chan struct{})
 	defer close(done)
@@ -375,6 +376,9 @@ func (s *session) startPosition() board.Position {
 // not fit in memory is refused there (the old table stays): the error goes
 // back to the option, which keeps its old value.
 func (s *session) applyOptions() error {
+	if s.set.useNNUE && s.set.net == nil {
+		s.infoString("Use NNUE: no network loaded (set EvalFile); the hand-crafted evaluation plays")
+	}
 	return s.eng.SetOptions(s.set.engineOptions(s.eng.Options()))
 }
 

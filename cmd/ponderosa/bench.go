@@ -8,17 +8,19 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // cmdBench searches the engine's fixed bench positions to a fixed depth and
 // prints the total node count (deterministic with one thread: the engine's
-// signature) and the speed, ending with "Nodes searched: N" and
-// "Nodes/second: N".
+// signature) and the speed: "Nodes searched: N", "Nodes/second: N" and,
+// last, "N nodes N nps", the line OpenBench parses.
 func cmdBench(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("bench", "[--depth D] [--threads T] [--hash MB]", env)
+	fs := newFlagSet("bench", "[--depth D] [--threads T] [--hash MB] [--evalfile NET]", env)
 	depth := fs.Int("depth", engine.DefaultBenchDepth, "search depth per position")
 	threads := fs.Int("threads", 1, "search threads (node count is deterministic only with 1)")
 	hash := fs.Int("hash", 16, "hash table size in MiB")
+	evalFile := fs.String("evalfile", "", "evaluate with this NNUE file instead of the hand-crafted evaluation")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +40,15 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa bench: --hash %d: %v\n", *hash, err)
 		return errUsage
 	}
-	e := engine.New(engine.Options{HashMB: *hash, Threads: *threads})
+	opts := engine.Options{HashMB: *hash, Threads: *threads}
+	if *evalFile != "" {
+		net, err := nnue.Load(*evalFile)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		opts.Net = net
+	}
+	e := engine.New(opts)
 	w := bufio.NewWriter(env.Stdout)
 	n := len(engine.BenchPositions())
 	nodes, elapsed := e.BenchEach(ctx, *depth, func(i int, fen string, r engine.Result) {
@@ -61,6 +71,7 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	fmt.Fprintf(w, "\nTotal time (ms) : %d\n", elapsed/time.Millisecond)
 	fmt.Fprintf(w, "Nodes searched: %d\n", nodes)
 	fmt.Fprintf(w, "Nodes/second: %d\n", nps)
+	fmt.Fprintf(w, "%d nodes %d nps\n", nodes, nps)
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

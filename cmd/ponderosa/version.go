@@ -16,6 +16,7 @@ func cmdVersion(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "ponderosa %s\n", versionString())
+	fmt.Fprintln(env.Stdout, "network: none embedded (hand-crafted evaluation; the EvalFile option loads an NNUE)")
 	return nil
 }
 

@@ -3,6 +3,7 @@ package nnue
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -90,4 +91,24 @@ func (f *FloatNet) Quantize() (*Network, error) {
 	}
 	b := encode(h, scale, q(f.FTW, QA), q(f.FTB, QA), q(f.OutW, QB), int32(math.Round(float64(f.OutB)*QA*QB)))
 	return Parse(b)
+}
+
+// NewRandomFloatNet returns a network with h hidden units and random
+// weights in ranges like a trained one's (accumulators spread over the
+// activation's range [0, 1]), for tests and benchmarks of the
+// arithmetic; it knows no chess.
+func NewRandomFloatNet(h int, seed uint64) *FloatNet {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	f := NewFloatNet(h)
+	for i := range f.FTW {
+		f.FTW[i] = float32(rng.NormFloat64() * 0.08)
+	}
+	for i := range f.FTB {
+		f.FTB[i] = float32(0.3 + rng.NormFloat64()*0.1)
+	}
+	for i := range f.OutW {
+		f.OutW[i] = float32(rng.NormFloat64() * 0.15)
+	}
+	f.OutB = 0.05
+	return f
 }

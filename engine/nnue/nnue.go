@@ -83,6 +83,12 @@ func (n *Network) NewAccumulator() Accumulator {
 	return Accumulator{v: [2][]int16{buf[:n.hidden:n.hidden], buf[n.hidden:]}}
 }
 
+// CopyFrom makes a equal to b (both of the same network).
+func (a *Accumulator) CopyFrom(b *Accumulator) {
+	copy(a.v[0], b.v[0])
+	copy(a.v[1], b.v[1])
+}
+
 // Values returns the accumulator of perspective c (for tests and tools).
 func (a *Accumulator) Values(c board.Color) []int16 { return a.v[c&1] }
 

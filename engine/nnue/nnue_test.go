@@ -11,25 +11,6 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
-// randomFloatNet returns a network with random weights in ranges like a
-// trained one's: accumulators spread over the activation's interesting
-// range [0, 1].
-func randomFloatNet(h int, seed uint64) *FloatNet {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	f := NewFloatNet(h)
-	for i := range f.FTW {
-		f.FTW[i] = float32(rng.NormFloat64() * 0.08)
-	}
-	for i := range f.FTB {
-		f.FTB[i] = float32(0.3 + rng.NormFloat64()*0.1)
-	}
-	for i := range f.OutW {
-		f.OutW[i] = float32(rng.NormFloat64() * 0.15)
-	}
-	f.OutB = 0.05
-	return f
-}
-
 var testFENs = []string{
 	board.StartFEN,
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -61,7 +42,7 @@ func randomWalk(t testing.TB, rng *rand.Rand, fen string, plies int, f func(pos 
 }
 
 func TestQuantisedMatchesFloat(t *testing.T) {
-	fn := randomFloatNet(64, 1)
+	fn := NewRandomFloatNet(64, 1)
 	net, err := fn.Quantize()
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +156,7 @@ func slicesEqual(a, b []int16) bool {
 }
 
 func TestIncrementalMatchesRefresh(t *testing.T) {
-	net, err := randomFloatNet(32, 5).Quantize()
+	net, err := NewRandomFloatNet(32, 5).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +167,7 @@ func TestIncrementalMatchesRefresh(t *testing.T) {
 }
 
 func FuzzIncremental(f *testing.F) {
-	net, err := randomFloatNet(16, 9).Quantize()
+	net, err := NewRandomFloatNet(16, 9).Quantize()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -202,7 +183,7 @@ func FuzzIncremental(f *testing.F) {
 func TestEvaluateSymmetric(t *testing.T) {
 	// The same position with colours swapped (board flipped, other side
 	// to move) evaluates the same: the perspective is the side to move.
-	net, err := randomFloatNet(32, 8).Quantize()
+	net, err := NewRandomFloatNet(32, 8).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +195,7 @@ func TestEvaluateSymmetric(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
-	net, err := randomFloatNet(16, 3).Quantize()
+	net, err := NewRandomFloatNet(16, 3).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +240,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	net, err := randomFloatNet(16, 3).Quantize()
+	net, err := NewRandomFloatNet(16, 3).Quantize()
 	if err != nil {
 		f.Fatal(err)
 	}
