@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,7 +50,7 @@ type searchOutcome struct {
 	job   *searchJob
 	res   engine.Result
 	ended time.Time
-	panic any
+	panic *engine.Panic // raised again by the runner, stack and all
 }
 
 // postRecord remembers our last posted move: whether the stream has shown
@@ -194,7 +195,11 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 	// always reaches it. It waits (milliseconds) for a dropped search of
 	// this engine to unwind first.
 	job.pondering.Store(job.ponder)
-	job.handle = r.eng.Start(sctx, g, lim, r.reporter(g, &job.pondering))
+	report := r.reporter(g, &job.pondering)
+	if hook, live := r.svc.searchInfo, report; hook != nil {
+		report = func(in engine.Info) { hook(in); live(in) }
+	}
+	job.handle = r.eng.Start(sctx, g, lim, report)
 	s := &r.search
 	s.searches.Add(1)
 	go func() {
@@ -203,7 +208,13 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					out.panic = p
+					// Wait re-raises a search's panic as an *engine.Panic
+					// with the search's stack; anything else gets this one.
+					sp, ok := p.(*engine.Panic)
+					if !ok {
+						sp = &engine.Panic{Value: p, Stack: debug.Stack()}
+					}
+					out.panic = sp
 				}
 			}()
 			out.res = job.handle.Wait()
@@ -250,7 +261,7 @@ func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 // should stop.
 func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	if out.panic != nil {
-		panic(fmt.Sprintf("search: %v", out.panic)) // recovered by the service: this game only
+		panic(out.panic) // recovered by the service (this game only), which logs its stack
 	}
 	j := out.job
 	if j != r.search.job || j.ponder {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
@@ -173,6 +174,28 @@ func TestStatusEndpoint(t *testing.T) {
 	_, body = get("/status")
 	if !strings.Contains(body, `"result": "win"`) {
 		t.Errorf("recent results after the game: %s", body)
+	}
+}
+
+// TestSearchPanicLogsItsStack makes a search panic inside the engine: the
+// game is resigned, and the log shows the stack where the search panicked
+// (the report func below), not only where the runner raised it again.
+func TestSearchPanicLogsItsStack(t *testing.T) {
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(200)}, nil)
+	h.start()
+	h.svc.searchInfo = func(engine.Info) { panic("injected search failure") }
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "black"})
+	h.waitAccepted(id)
+	// Resigning before the second move aborts the game.
+	if g := h.waitOver(id, 30*time.Second); (g.Status != "resign" && g.Status != "aborted") || g.Winner == g.BotColor {
+		t.Errorf("game: %s winner %q, want our resignation", g.Status, g.Winner)
+	}
+	h.waitFor("crash logged", 10*time.Second, func() bool { return strings.Contains(h.logs.String(), "game crashed") })
+	logs := h.logs.String()
+	for _, want := range []string{"injected search failure", "TestSearchPanicLogsItsStack.func1", "engine.(*worker)"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the crash log lacks %q:\n%s", want, logs)
+		}
 	}
 }
 

@@ -66,6 +66,9 @@ type Service struct {
 	// beforeMove, when set (tests only), runs before each move is posted;
 	// it lets a test make one game panic.
 	beforeMove func(gameID string, ply int)
+	// searchInfo, when set (tests only), receives the engine's reports of
+	// every search; it lets a test make a search panic.
+	searchInfo func(engine.Info)
 
 	mu      sync.Mutex
 	games   map[string]bool      // running game ids
@@ -453,7 +456,11 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 	defer s.pub.endGame(id) // after the runner and its searches ended
 	defer func() {
 		if p := recover(); p != nil {
-			r.log.Error("game crashed; resigning it", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			stack := debug.Stack()
+			if sp, ok := p.(*engine.Panic); ok {
+				stack = sp.Stack // where the search panicked, not where it was raised again
+			}
+			r.log.Error("game crashed; resigning it", "panic", fmt.Sprint(p), "stack", string(stack))
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), actionTimeout)
 			if err := s.api.Resign(rctx, id); err != nil {
 				r.log.Warn("resign after crash failed", "err", err)

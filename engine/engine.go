@@ -18,6 +18,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -274,7 +275,26 @@ type Handle struct {
 	r    *run
 	done chan struct{}
 	res  Result
-	pnc  any // a panic of the search, re-raised by Wait
+	pnc  *Panic // a panic of the search, re-raised by Wait
+}
+
+// Panic is a panic inside a search (a search thread or the report func),
+// raised again by Wait with the stack of the goroutine where it happened:
+// the stack at Wait's panic shows only the waiter.
+type Panic struct {
+	Value any
+	Stack []byte // debug.Stack at the first recover
+}
+
+func (p *Panic) Error() string { return fmt.Sprintf("engine: search panicked: %v", p.Value) }
+
+// recovered wraps a recovered value with the current stack, unless it is a
+// Panic already (re-raised from a search thread).
+func recovered(p any) *Panic {
+	if sp, ok := p.(*Panic); ok {
+		return sp
+	}
+	return &Panic{Value: p, Stack: debug.Stack()}
 }
 
 // Start begins a search like Search, on a new goroutine, and returns once
@@ -290,7 +310,7 @@ func (e *Engine) Start(ctx context.Context, g *board.Game, l Limits, report func
 		defer close(h.done)
 		defer func() {
 			if p := recover(); p != nil {
-				h.pnc = p
+				h.pnc = recovered(p)
 			}
 		}()
 		h.res = s.run()
@@ -414,7 +434,7 @@ func (s *started) run() Result {
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil {
-					helperPanic.Store(fmt.Sprint(p))
+					helperPanic.Store(recovered(p))
 					r.abort.Store(true)
 				}
 			}()
@@ -432,7 +452,7 @@ func (s *started) run() Result {
 		main.iterate(s.report)
 	}()
 	if p := helperPanic.Load(); p != nil {
-		panic(fmt.Sprintf("engine: search thread panicked: %v", p))
+		panic(p) // a *Panic with the helper thread's stack
 	}
 	r.waitForRelease(l)
 
