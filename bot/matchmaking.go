@@ -90,6 +90,10 @@ func (s *Service) matchmake(ctx context.Context) {
 		return
 	case m.out != "" || now.Before(m.pauseTill) || now.Sub(m.idleSince) < m.cfg.Idle:
 		return
+	case s.botGamesExhausted():
+		m.pauseTill = s.stats.botQuota() // matchmaking waits for the quota's reset
+		s.log.Info("matchmaking paused: "+botQuotaText(m.pauseTill), "until", m.pauseTill)
+		return
 	}
 	tc := m.cfg.TimeControls[m.rng.IntN(len(m.cfg.TimeControls))]
 	speed := string(lichess.SpeedOf(tc.Base, tc.Increment))
@@ -125,10 +129,20 @@ func (s *Service) matchmake(ctx context.Context) {
 		ClockLimit: int(tc.Base / time.Second), ClockIncrement: int(tc.Increment / time.Second)})
 	var rl *lichess.RateLimitError
 	var ae *lichess.APIError
+	if d, ok := lichess.OpponentLimited(err); ok {
+		// The other bot used up its games: leave it alone until its reset.
+		s.log.Info("matchmaking: the opponent is out of bot games", "opponent", opp.Username, "retry_after", d.Round(time.Second))
+		m.refused[strings.ToLower(opp.ID)] = now.Add(max(d, time.Minute))
+		return
+	}
 	switch {
+	case errors.As(err, &rl) && rl.Quota():
+		s.quotaReached(ctx, rl)
+		m.pauseTill = rl.Until
+		return
 	case errors.As(err, &rl):
-		s.log.Warn("matchmaking: rate limited", "retry_after", rl.RetryAfter, "key", rl.Key)
-		m.pauseTill = now.Add(rl.RetryAfter)
+		s.log.Warn("matchmaking: rate limited", "until", rl.Until, "family", rl.Family)
+		m.pauseTill = rl.Until
 		return
 	case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 		s.log.Info("matchmaking: challenge refused", "opponent", opp.Username, "err", err)

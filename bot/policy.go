@@ -29,6 +29,9 @@ type Offer struct {
 	// when the challenger has the BOT title.
 	Challenger      string
 	ChallengerIsBot bool
+	// Anonymous is true for a challenger who is not logged in (no id): a
+	// human, declined when the policy does not accept anonymous players.
+	Anonymous bool
 	// Variant is the Lichess variant key (standard, chess960, ...).
 	Variant string
 	// Speed is the Lichess speed (ultraBullet ... classical, correspondence).
@@ -79,7 +82,7 @@ var speedOrder = []string{"ultraBullet", "bullet", "blitz", "rapid", "classical"
 // function: the caller does the accepting, queueing and declining.
 func Decide(o Offer, p *config.Policy, active, queued int) Decision {
 	decline := func(reason string) Decision { return Decision{Verdict: Decline, Reason: reason} }
-	if slices.Contains(p.Block, o.Challenger) {
+	if slices.Contains(p.Block, o.Challenger) || (o.Anonymous && !p.Anonymous) {
 		return decline(ReasonGeneric)
 	}
 	if len(p.Allow) > 0 && !slices.Contains(p.Allow, o.Challenger) {

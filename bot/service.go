@@ -307,7 +307,8 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 func offerOf(c *lichess.Challenge) Offer {
 	return Offer{
 		Challenger: strings.ToLower(c.Challenger.ID), ChallengerIsBot: c.Challenger.IsBot(),
-		Variant: string(c.Variant.Key), Speed: string(c.Speed), Clock: c.TimeControl.Type,
+		Anonymous: c.Challenger.IsAnonymous(),
+		Variant:   string(c.Variant.Key), Speed: string(c.Speed), Clock: c.TimeControl.Type,
 		Base:      time.Duration(c.TimeControl.Limit) * time.Second,
 		Increment: time.Duration(c.TimeControl.Increment) * time.Second,
 		Rated:     c.Rated,
@@ -330,6 +331,9 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 	d := Decide(offerOf(c), &s.cfg.Policy, len(s.games)+len(s.pending), len(s.queue))
 	if compat != nil && !compat.Bot {
 		d = Decision{Verdict: Decline, Reason: ReasonVariant}
+	}
+	if d.Verdict != Decline && c.Challenger.IsBot() && s.botGamesExhausted() {
+		d = Decision{Verdict: Decline, Reason: ReasonLater} // bot-vs-bot quota used up: no accept call
 	}
 	if isPending {
 		s.mu.Unlock()
@@ -370,6 +374,7 @@ func (s *Service) accept(ctx context.Context, id string, log *slog.Logger) {
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
+		s.acceptFailed(ctx, id, err, log)
 	}
 }
 

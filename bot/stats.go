@@ -34,6 +34,8 @@ type stats struct {
 	live       map[string]*LiveGame
 	overhead   time.Duration
 	connected  bool
+
+	botQuotaUntil time.Time // bot-vs-bot games used up until (see limits.go)
 }
 
 // LiveGame is a game in progress, as the status endpoint shows it.
@@ -186,6 +188,9 @@ type Snapshot struct {
 	// sending the move; RoundTrip is the move request's round trip.
 	Latency   LatencySummary `json:"latency"`
 	RoundTrip LatencySummary `json:"move_round_trip"`
+	// Limits are Lichess's limits in force, e.g. "bot-vs-bot games
+	// exhausted until 17:05" (local time).
+	Limits []string `json:"limits,omitempty"`
 }
 
 // Snapshot returns a copy of the current figures.
@@ -198,6 +203,7 @@ func (s *stats) Snapshot() Snapshot {
 		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
+		Limits: s.limitsLocked(time.Now()),
 	}
 	for _, g := range s.live {
 		snap.Live = append(snap.Live, *g)
@@ -246,6 +252,12 @@ func (s *stats) writeMetrics(w io.Writer) {
 	for _, k := range keys {
 		p("ponderosa_challenges_total{decision=%q} %d", k, snap.Challenges[k])
 	}
+	metric("ponderosa_bot_games_exhausted", "gauge", "1 while Lichess's daily bot-vs-bot game quota is used up.")
+	exhausted := 0
+	if len(snap.Limits) > 0 {
+		exhausted = 1
+	}
+	p("ponderosa_bot_games_exhausted %d", exhausted)
 	metric("ponderosa_moves_total", "counter", "Moves posted.")
 	p("ponderosa_moves_total %d", snap.Moves)
 	metric("ponderosa_move_errors_total", "counter", "Moves Lichess rejected or that failed to post.")

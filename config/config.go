@@ -84,6 +84,9 @@ type Policy struct {
 	Rated, Casual bool
 	// Bots and Humans say which challengers are accepted.
 	Bots, Humans bool
+	// Anonymous says whether challenges from players who are not logged in
+	// (humans without an account) are accepted.
+	Anonymous bool
 	// Allow, when not empty, is the only challengers accepted; Block is
 	// never accepted. Lowercase Lichess ids.
 	Allow, Block []string

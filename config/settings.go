@@ -115,6 +115,8 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Policy.Bots, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_ACCEPT_HUMANS", "true", "accept challenges from humans (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Humans, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_ACCEPT_ANONYMOUS", "true", "accept challenges from anonymous (logged-out) players, who count as humans (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.Anonymous, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_ALLOW", "", "if set, only these Lichess users may challenge (comma-separated usernames)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Allow, err = parseUserList(v); return }},
 	{Setting: Setting{"PONDEROSA_BLOCK", "", "Lichess users whose challenges are always declined (comma-separated usernames)"},
