@@ -9,8 +9,10 @@ import (
 
 // ErrUnauthorized is wrapped by every error for a 401 or 403 answer: the
 // token is wrong, revoked, or lacks a scope. It is fatal; retrying will not
-// help. Messages never contain the token.
-var ErrUnauthorized = errors.New("lichess: token rejected: check LICHESS_TOKEN and its scopes (bot:play, challenge:read, challenge:write)")
+// help. Messages never contain the token. The bot needs only bot:play (the
+// server takes it for the event stream and for challenges too); only
+// Client.Challenges needs challenge:read, which the bot does not call.
+var ErrUnauthorized = errors.New("lichess: token rejected: check LICHESS_TOKEN and that it has the bot:play scope")
 
 // ErrStreamIdle is returned (wrapped) when a stream stayed silent, not even a
 // keep-alive line, for longer than the idle timeout: the connection is

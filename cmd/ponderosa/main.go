@@ -1,9 +1,9 @@
 // Command ponderosa is a Lichess bot with its own chess engine.
 //
 // With no arguments it speaks UCI on standard input and output, so chess GUIs
-// can run the binary as it is. Subcommands: uci, bot, cego, perft, bench,
-// match, datagen, train, version. Run "ponderosa help" for the list and
-// "ponderosa COMMAND --help" for the flags of one.
+// can run the binary as it is. Run "ponderosa help" for the subcommands (the
+// table commands below, with one file per command) and "ponderosa COMMAND
+// --help" for the flags of one.
 package main
 
 import (
