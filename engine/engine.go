@@ -142,10 +142,7 @@ func (e *Engine) ClearHash() {
 // Stop asks the running search (if any) to return as soon as possible. A
 // stop with no search running is ignored.
 func (e *Engine) Stop() {
-	e.mu.Lock()
-	r := e.cur
-	e.mu.Unlock()
-	if r != nil {
+	if r := e.running(); r != nil {
 		r.stop()
 	}
 }
@@ -153,12 +150,16 @@ func (e *Engine) Stop() {
 // PonderHit turns a running ponder search into a normal timed search whose
 // clock starts now. It is ignored when no ponder search is running.
 func (e *Engine) PonderHit() {
-	e.mu.Lock()
-	r := e.cur
-	e.mu.Unlock()
-	if r != nil {
+	if r := e.running(); r != nil {
 		r.ponderHit()
 	}
+}
+
+// running returns the running search, nil when idle.
+func (e *Engine) running() *run {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cur
 }
 
 // Evaluate returns the static evaluation of pos from the side to move's

@@ -200,20 +200,43 @@ func TestInfiniteWaitsForStop(t *testing.T) {
 	}
 }
 
+// TestPonderHitStartsClock ponders for longer than the whole budget of the
+// clock it was given, then sends ponderhit: the search must go on searching
+// for its soft budget from the hit (had the clock run while pondering, the
+// hard limit would be long past and it would stop at once) and stop within
+// the hard limit from the hit.
 func TestPonderHitStartsClock(t *testing.T) {
 	g := mustGame(t, board.StartFEN)
-	e := New(Options{Threads: 2, MoveOverhead: 10 * time.Millisecond})
-	done := make(chan Result, 1)
-	go func() {
-		done <- e.Search(context.Background(), g, Limits{Ponder: true, WTime: 300 * time.Millisecond, BTime: 300 * time.Millisecond}, nil)
-	}()
-	time.Sleep(50 * time.Millisecond)
-	e.PonderHit()
+	const overhead = 10 * time.Millisecond
+	l := Limits{Ponder: true, WTime: time.Second, BTime: time.Second, MovesToGo: 1}
+	b := computeBudget(l, board.White, overhead, 0) // 792 ms soft and hard: 80% of one move's clock
+	e := New(Options{Threads: 2, MoveOverhead: overhead})
+	started := make(chan struct{})
+	var once sync.Once
+	h := e.Start(context.Background(), g, l, func(Info) { once.Do(func() { close(started) }) })
+	<-started
+	// Let the pondering outlast the hard limit (the only wall-clock wait:
+	// the clock is what is under test).
+	time.Sleep(b.hard + 100*time.Millisecond)
 	select {
-	case res := <-done:
-		assertLegal(t, g, res.Best)
-	case <-time.After(5 * time.Second):
-		t.Fatal("search did not finish after ponderhit with a 300 ms clock")
+	case <-h.Done():
+		t.Fatal("a ponder search returned before ponderhit")
+	default:
+	}
+	hit := time.Now()
+	h.PonderHit()
+	res := h.Wait()
+	after := time.Since(hit)
+	assertLegal(t, g, res.Best)
+	// No iteration starts past the soft limit, lowered for the pondering
+	// (to a third at least) and scaled by stability (0.6 at least), nor
+	// past half the hard limit; until then the search goes on.
+	least := min(time.Duration(float64(b.soft/3)*0.6), b.hard/2)
+	if after < least {
+		t.Errorf("the search stopped %v after ponderhit, before %v: its clock ran while pondering", after, least)
+	}
+	if after > b.hard+time.Second {
+		t.Errorf("the search ran %v after ponderhit, past its hard limit %v", after, b.hard)
 	}
 }
 
@@ -339,19 +362,25 @@ func TestBenchDeterministic(t *testing.T) {
 	}
 }
 
+// TestTwoEnginesIndependent checks that two Engines share no table: one
+// thread's search is deterministic, so engine b searching while engine a
+// searches the same position deeper (and fills its own table with it) must
+// count exactly the nodes and choose the move that a lone engine does.
 func TestTwoEnginesIndependent(t *testing.T) {
 	g := mustGame(t, board.StartFEN)
-	a, b := New(Options{HashMB: 2}), New(Options{HashMB: 2})
-	var wg sync.WaitGroup
-	for _, e := range []*Engine{a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res := e.Search(context.Background(), g, Limits{Depth: 6}, nil)
-			assertLegal(t, g, res.Best)
-		}()
+	opts := Options{HashMB: 2, Threads: 1}
+	lone := New(opts).Search(context.Background(), g, Limits{Depth: 7}, nil)
+	a, b := New(opts), New(opts)
+	aDone := make(chan Result, 1)
+	go func() { aDone <- a.Search(context.Background(), g, Limits{Depth: 9}, nil) }()
+	res := b.Search(context.Background(), g, Limits{Depth: 7}, nil)
+	resA := <-aDone
+	if res.Nodes != lone.Nodes || res.Best != lone.Best || res.Score != lone.Score {
+		t.Errorf("beside another engine: %d nodes, %v, %v; alone: %d nodes, %v, %v",
+			res.Nodes, res.Best, res.Score, lone.Nodes, lone.Best, lone.Score)
 	}
-	wg.Wait()
+	assertLegal(t, g, res.Best)
+	assertLegal(t, g, resA.Best)
 }
 
 func TestSearchAllocations(t *testing.T) {

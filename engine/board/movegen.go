@@ -204,29 +204,11 @@ func (p *Position) generate(l *MoveList, mode int, ci *CheckInfo) {
 		}
 		for b := (p.byType[Bishop] | p.byType[Queen]) & own; b != 0; {
 			from := b.PopLSB()
-			a := BishopAttacks(from, occ) & targets
-			if ci != nil && !ci.discoverers.Has(from) {
-				a &= ci.checkSquares[p.board[from].Type()]
-			}
-			if pinned.Has(from) {
-				a &= Line(ksq, from)
-			}
-			for a != 0 {
-				l.add(NewMove(from, a.PopLSB()))
-			}
+			p.addSliderMoves(l, from, BishopAttacks(from, occ)&targets, ci, pinned, ksq)
 		}
 		for b := (p.byType[Rook] | p.byType[Queen]) & own; b != 0; {
 			from := b.PopLSB()
-			a := RookAttacks(from, occ) & targets
-			if ci != nil && !ci.discoverers.Has(from) {
-				a &= ci.checkSquares[p.board[from].Type()]
-			}
-			if pinned.Has(from) {
-				a &= Line(ksq, from)
-			}
-			for a != 0 {
-				l.add(NewMove(from, a.PopLSB()))
-			}
+			p.addSliderMoves(l, from, RookAttacks(from, occ)&targets, ci, pinned, ksq)
 		}
 	}
 
@@ -242,6 +224,21 @@ func (p *Position) generate(l *MoveList, mode int, ci *CheckInfo) {
 				l.add(NewCastling(ksq, rsq))
 			}
 		}
+	}
+}
+
+// addSliderMoves adds the moves of the slider on from to the squares a:
+// with ci (quiet checks only), those that give check unless the piece
+// discovers one; for a pinned piece, those along its pin line.
+func (p *Position) addSliderMoves(l *MoveList, from Square, a Bitboard, ci *CheckInfo, pinned Bitboard, ksq Square) {
+	if ci != nil && !ci.discoverers.Has(from) {
+		a &= ci.checkSquares[p.board[from].Type()]
+	}
+	if pinned.Has(from) {
+		a &= Line(ksq, from)
+	}
+	for a != 0 {
+		l.add(NewMove(from, a.PopLSB()))
 	}
 }
 
