@@ -27,10 +27,11 @@ type sandboxOptions struct {
 	OpponentNodes uint64
 	// StatusAddr is where the status page is served (default
 	// defaultSandboxStatusAddr, or any free loopback port when that one is
-	// taken). Its URL is the first line written to Out, and is passed to
-	// OnStatus when set.
+	// taken). Its URL is the first line written to Out.
 	StatusAddr string
-	OnStatus   func(url string)
+	// started, when set (tests), is called once the service is ready,
+	// with the status page's URL and the fake Lichess.
+	started func(statusURL string, srv *fakelichess.Server)
 	// Out receives the summary; Logger the service's logs.
 	Out     io.Writer
 	Logger  *slog.Logger
@@ -64,9 +65,6 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 	}
 	url := "http://" + statusLn.Addr().String() + "/"
 	fmt.Fprintf(o.Out, "Status page: %s\n", url)
-	if o.OnStatus != nil {
-		o.OnStatus(url)
-	}
 	srv := fakelichess.New(fakelichess.Options{Opponent: fakelichess.EngineOpponent(o.OpponentNodes), OpponentDelay: 50 * time.Millisecond})
 	defer srv.Close()
 	cfg.URL, cfg.Token = srv.URL(), config.NewSecret(srv.Token())
@@ -86,6 +84,9 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 		return bot.Snapshot{}, fmt.Errorf("sandbox: %w", err)
 	}
 	fmt.Fprintf(o.Out, "Sandbox: a fake Lichess at %s, %d games of %s\n", srv.URL(), o.Games, tcString(o.Clock, o.Increment))
+	if o.started != nil {
+		o.started(url, srv)
+	}
 
 	// Challenges the default policy declines, to show the reasons.
 	declined := []struct {
