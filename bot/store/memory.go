@@ -1,0 +1,241 @@
+package store
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// memoryGames bounds the games a Memory keeps (the oldest go first): the
+// counters look back days, not years, and DB seeds at most this many.
+const memoryGames = 20000
+
+// Memory is a Store in memory only: the default in unit tests and what the
+// bot runs on when the disk fails. It is safe for concurrent use.
+type Memory struct {
+	mu       sync.Mutex
+	games    []Game              // by Ended, oldest first
+	ids      map[string]struct{} // of games
+	quotas   map[string]QuotaWindow
+	overhead *Overhead
+	refusals map[string]Refusal
+	health   Health
+}
+
+// NewMemory returns an empty, healthy Memory.
+func NewMemory() *Memory {
+	return &Memory{ids: map[string]struct{}{}, quotas: map[string]QuotaWindow{}, refusals: map[string]Refusal{}}
+}
+
+// Fallback returns an empty Memory that reports itself degraded for the
+// reason err gives: what the bot runs on when the database cannot be
+// opened.
+func Fallback(err error) *Memory {
+	m := NewMemory()
+	m.health = Health{Degraded: true, Reason: "in memory only (nothing is saved): " + err.Error()}
+	return m
+}
+
+// AddGame implements Store.
+func (m *Memory) AddGame(g Game) {
+	g.Opponent = strings.ToLower(g.Opponent)
+	g.Sources = clone(g.Sources)
+	g.Flags = slices.Clone(g.Flags)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.ids[g.ID]; dup {
+		i := slices.IndexFunc(m.games, func(x Game) bool { return x.ID == g.ID })
+		m.games = slices.Delete(m.games, i, i+1)
+	}
+	m.ids[g.ID] = struct{}{}
+	// Games end in order, nearly always: search from the end.
+	i := len(m.games)
+	for i > 0 && m.games[i-1].Ended.After(g.Ended) {
+		i--
+	}
+	m.games = slices.Insert(m.games, i, g)
+	m.trim()
+}
+
+// trim forgets the oldest games beyond memoryGames, a quarter of them at a
+// time (not one game per game added).
+func (m *Memory) trim() {
+	if n := len(m.games) - memoryGames; n > memoryGames/4 {
+		for _, g := range m.games[:n] {
+			delete(m.ids, g.ID)
+		}
+		m.games = slices.Delete(m.games, 0, n)
+	}
+}
+
+// AddChallenge implements Store. Memory keeps no challenges: nothing reads
+// them back but the history on disk.
+func (m *Memory) AddChallenge(Challenge) {}
+
+// SetQuota implements Store.
+func (m *Memory) SetQuota(w QuotaWindow) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w.Until.IsZero() || !w.Until.After(time.Now()) {
+		delete(m.quotas, w.Key)
+		return
+	}
+	m.quotas[w.Key] = w
+}
+
+// Quotas implements Store.
+func (m *Memory) Quotas(now time.Time) []QuotaWindow {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []QuotaWindow
+	for k, w := range m.quotas {
+		if w.Until.After(now) {
+			out = append(out, w)
+		} else {
+			delete(m.quotas, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// SetOverhead implements Store.
+func (m *Memory) SetOverhead(o Overhead) {
+	o.Samples = slices.Clone(o.Samples)
+	if n := len(o.Samples) - maxOverheadSamples; n > 0 {
+		o.Samples = o.Samples[n:]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.overhead = &o
+}
+
+// Overhead implements Store.
+func (m *Memory) Overhead() (Overhead, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.overhead == nil {
+		return Overhead{}, false
+	}
+	o := *m.overhead
+	o.Samples = slices.Clone(o.Samples)
+	return o, true
+}
+
+// SetRefusal implements Store.
+func (m *Memory) SetRefusal(r Refusal) {
+	r.Opponent = strings.ToLower(r.Opponent)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refusals[r.Opponent] = r
+}
+
+// Refusals implements Store.
+func (m *Memory) Refusals(now time.Time) []Refusal {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Refusal
+	for _, r := range m.refusals {
+		if r.Until.After(now) {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Opponent < out[j].Opponent })
+	return out
+}
+
+// GamesAgainst implements Store.
+func (m *Memory) GamesAgainst(opponent string, since time.Time) int {
+	opponent = strings.ToLower(opponent)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for i := len(m.games) - 1; i >= 0 && !m.games[i].Ended.Before(since); i-- {
+		if g := &m.games[i]; g.Opponent == opponent && g.Result != Aborted {
+			n++
+		}
+	}
+	return n
+}
+
+// StreakAgainst implements Store.
+func (m *Memory) StreakAgainst(opponent string) int {
+	opponent = strings.ToLower(opponent)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for i := len(m.games) - 1; i >= 0; i-- {
+		g := &m.games[i]
+		switch {
+		case g.Result == Aborted:
+		case g.Opponent != opponent:
+			return n
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// RecentGames implements Store.
+func (m *Memory) RecentGames(n int) []Game {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Game, 0, min(n, len(m.games)))
+	for i := len(m.games) - 1; i >= 0 && len(out) < n; i-- {
+		g := m.games[i]
+		g.Sources, g.Flags = clone(g.Sources), slices.Clone(g.Flags)
+		out = append(out, g)
+	}
+	return out
+}
+
+// Health implements Store.
+func (m *Memory) Health() Health {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.health
+}
+
+// degrade marks the memory degraded, keeping the first reason.
+func (m *Memory) degrade(reason string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.health.Degraded {
+		m.health = Health{Degraded: true, Reason: reason}
+	}
+}
+
+// prune forgets games that ended before the cut and expired windows.
+func (m *Memory) prune(cut, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := sort.Search(len(m.games), func(i int) bool { return !m.games[i].Ended.Before(cut) })
+	for _, g := range m.games[:i] {
+		delete(m.ids, g.ID)
+	}
+	m.games = slices.Delete(m.games, 0, i)
+	for k, w := range m.quotas {
+		if !w.Until.After(now) {
+			delete(m.quotas, k)
+		}
+	}
+	for k, r := range m.refusals {
+		if !r.Until.After(now) {
+			delete(m.refusals, k)
+		}
+	}
+}
+
+func clone(m map[string]int) map[string]int {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
