@@ -12,6 +12,7 @@ type lichessAPI interface {
 	Account(ctx context.Context) (*lichess.User, error)
 	OngoingGames(ctx context.Context, nb int) ([]lichess.GameEventInfo, error)
 	WatchEvents(ctx context.Context) (<-chan lichess.Event, <-chan error)
+	EventStreamState() lichess.StreamState
 	WatchGame(ctx context.Context, gameID string) (<-chan lichess.GameEvent, <-chan error)
 	AcceptChallenge(ctx context.Context, id string) error
 	DeclineChallenge(ctx context.Context, id string, reason lichess.DeclineReason) error

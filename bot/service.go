@@ -99,7 +99,7 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	}
 	return &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
-		stats: newStats(), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
+		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
 		engines: &enginePool{opts: engine.Options{HashMB: cfg.Engine.HashMB, Threads: 1}},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
@@ -187,10 +187,10 @@ func (s *Service) Run(ctx context.Context) error {
 	if s.onReady != nil {
 		s.onReady(me)
 	}
-	s.stats.count(func(st *stats) { st.connected = true })
+	s.stats.count(func(st *stats) { st.running = true })
 	s.pub.setStream("connected")
 	loopErr := s.eventLoop(ctx, start)
-	s.stats.count(func(st *stats) { st.connected = false })
+	s.stats.count(func(st *stats) { st.running = false })
 	s.pub.setStream("stopped")
 
 	// Shutdown.
@@ -526,4 +526,20 @@ func (p *enginePool) put(e *engine.Engine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.free = append(p.free, e)
+}
+
+// newStatusServer serves the status endpoint with its timeouts set: a
+// client that trickles its request, never reads the answer or keeps an idle
+// connection open does not hold a connection (and its goroutine) for long.
+// The event stream of the live page sets its own deadline per write; no
+// ReadTimeout, which would end it (the requests are bodiless GETs, so the
+// header timeout bounds the whole read).
+func newStatusServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 // maxLatencySamples bounds the latency samples kept for percentiles.
@@ -33,10 +35,21 @@ type stats struct {
 	recent     []GameResult
 	live       map[string]*LiveGame
 	overhead   time.Duration
-	connected  bool
+	running    bool                       // the event loop runs
+	stream     func() lichess.StreamState // the event stream's real state
+
+	// Latency summaries are cached: a flood of /status or /metrics requests
+	// sorts the samples at most once per summaryEvery.
+	summaryAt           time.Time
+	summaryN            [2]uint64 // sample counts the cache was made from
+	cachedLat, cachedRT LatencySummary
+	summaries           uint64 // sorts done (tests)
 
 	botQuotaUntil time.Time // bot-vs-bot games used up until (see limits.go)
 }
+
+// summaryEvery is the most often the latency samples are sorted again.
+const summaryEvery = 2 * time.Second
 
 // LiveGame is a game in progress, as the status endpoint shows it.
 type LiveGame struct {
@@ -107,9 +120,9 @@ func summarize(sample []time.Duration, count uint64, sum, maxD time.Duration) La
 	return out
 }
 
-func newStats() *stats {
+func newStats(stream func() lichess.StreamState) *stats {
 	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{},
-		live: map[string]*LiveGame{}}
+		live: map[string]*LiveGame{}, stream: stream}
 }
 
 // addLatency records one move: internal is the time the bot spent outside
@@ -130,13 +143,28 @@ func (s *stats) count(f func(s *stats)) {
 }
 
 // Latency returns the summaries of the bot's own latency per move and of
-// the move requests' round trips.
+// the move requests' round trips. They are recomputed (a sort of up to
+// 2 × 65536 samples) only when there are new samples and the last
+// computation is older than summaryEvery.
 func (s *stats) Latency() (internal, roundTrip LatencySummary) {
 	s.mu.Lock()
 	i, r := s.internal, s.roundTrip
+	n := [2]uint64{i.count, r.count}
+	if n == s.summaryN || time.Since(s.summaryAt) < summaryEvery && !s.summaryAt.IsZero() {
+		defer s.mu.Unlock()
+		return s.cachedLat, s.cachedRT
+	}
 	is, rs := slices.Clone(i.samples), slices.Clone(r.samples)
+	s.summaryAt, s.summaryN = time.Now(), n
+	s.summaries++
 	s.mu.Unlock()
-	return summarize(is, i.count, i.sum, i.max), summarize(rs, r.count, r.sum, r.max)
+	lat, rt := summarize(is, i.count, i.sum, i.max), summarize(rs, r.count, r.sum, r.max)
+	s.mu.Lock()
+	if s.summaryN == n {
+		s.cachedLat, s.cachedRT = lat, rt
+	}
+	s.mu.Unlock()
+	return lat, rt
 }
 
 func (s *stats) gameStarted(g LiveGame) {
@@ -172,18 +200,22 @@ func (s *stats) gameEnded(id string, r *GameResult) {
 
 // Snapshot is the status endpoint's JSON document.
 type Snapshot struct {
-	Healthy    bool              `json:"healthy"`
-	Uptime     string            `json:"uptime"`
-	Live       []LiveGame        `json:"live_games"`
-	Recent     []GameResult      `json:"recent_results"`
-	Results    map[string]uint64 `json:"results"`
-	FlagLosses uint64            `json:"flag_losses"`
-	Challenges map[string]uint64 `json:"challenges"`
-	Moves      uint64            `json:"moves"`
-	MoveErrors uint64            `json:"move_errors"`
-	PonderHit  uint64            `json:"ponder_hits"`
-	PonderMiss uint64            `json:"ponder_misses"`
-	Overhead   time.Duration     `json:"move_overhead_ns"`
+	// Healthy is true while the service runs and its event stream is open.
+	Healthy bool `json:"healthy"`
+	// EventStream is the event stream's state: connected or reconnecting
+	// since when, the last data and event, the last error.
+	EventStream lichess.StreamState `json:"event_stream"`
+	Uptime      string              `json:"uptime"`
+	Live        []LiveGame          `json:"live_games"`
+	Recent      []GameResult        `json:"recent_results"`
+	Results     map[string]uint64   `json:"results"`
+	FlagLosses  uint64              `json:"flag_losses"`
+	Challenges  map[string]uint64   `json:"challenges"`
+	Moves       uint64              `json:"moves"`
+	MoveErrors  uint64              `json:"move_errors"`
+	PonderHit   uint64              `json:"ponder_hits"`
+	PonderMiss  uint64              `json:"ponder_misses"`
+	Overhead    time.Duration       `json:"move_overhead_ns"`
 	// Latency is the time the bot adds to a move beyond the search, up to
 	// sending the move; RoundTrip is the move request's round trip.
 	Latency   LatencySummary `json:"latency"`
@@ -198,8 +230,12 @@ func (s *stats) Snapshot() Snapshot {
 	lat, rtt := s.Latency()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var st lichess.StreamState
+	if s.stream != nil {
+		st = s.stream()
+	}
 	snap := Snapshot{
-		Healthy: s.connected, Uptime: time.Since(s.started).Round(time.Second).String(),
+		Healthy: s.running && st.Connected, EventStream: st, Uptime: time.Since(s.started).Round(time.Second).String(),
 		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
@@ -233,8 +269,12 @@ func (s *stats) writeMetrics(w io.Writer) {
 	if snap.Healthy {
 		healthy = 1
 	}
-	metric("ponderosa_up", "gauge", "1 while the event stream is connected.")
+	metric("ponderosa_up", "gauge", "1 while the service runs and its event stream is connected (not while it reconnects).")
 	p("ponderosa_up %d", healthy)
+	metric("ponderosa_event_stream_last_event_timestamp_seconds", "gauge", "When the last event arrived on the event stream (0: none yet).")
+	p("ponderosa_event_stream_last_event_timestamp_seconds %d", unixOrZero(snap.EventStream.LastEvent))
+	metric("ponderosa_event_stream_since_timestamp_seconds", "gauge", "When the event stream last connected or went down.")
+	p("ponderosa_event_stream_since_timestamp_seconds %d", unixOrZero(snap.EventStream.Since))
 	metric("ponderosa_games_active", "gauge", "Games in progress.")
 	p("ponderosa_games_active %d", len(snap.Live))
 	metric("ponderosa_games_total", "counter", "Finished games by result.")
@@ -284,13 +324,26 @@ func (s *stats) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		ok := s.connected
+		running := s.running
 		s.mu.Unlock()
-		if !ok {
-			http.Error(w, "event stream not connected", http.StatusServiceUnavailable)
-			return
+		var st lichess.StreamState
+		if s.stream != nil {
+			st = s.stream()
 		}
-		io.WriteString(w, "ok\n")
+		switch {
+		case !running:
+			http.Error(w, "not running", http.StatusServiceUnavailable)
+		case !st.Connected && st.Since.IsZero():
+			http.Error(w, "event stream connecting", http.StatusServiceUnavailable)
+		case !st.Connected:
+			msg := fmt.Sprintf("event stream down, reconnecting since %s (%s ago)", st.Since.UTC().Format(time.RFC3339), time.Since(st.Since).Round(time.Second))
+			if st.LastError != "" {
+				msg += ": " + st.LastError
+			}
+			http.Error(w, msg, http.StatusServiceUnavailable)
+		default:
+			io.WriteString(w, "ok\n")
+		}
 	})
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -303,4 +356,11 @@ func (s *stats) handler() http.Handler {
 		s.writeMetrics(w)
 	})
 	return mux
+}
+
+func unixOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
 }

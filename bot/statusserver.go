@@ -126,7 +126,7 @@ func (s *Service) startStatus(ln net.Listener) (*http.Server, error) {
 	if !live.IsLoopback(addr) && s.cfg.StatusUser == "" {
 		s.log.Warn("the status page is open to the network without authentication; set PONDEROSA_STATUS_USER and PONDEROSA_STATUS_PASSWORD_FILE, or listen on a loopback address", "addr", addr)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	srv := newStatusServer(h)
 	go srv.Serve(smallSendBuffers{ln})
 	s.log.Info("status endpoint", "addr", addr, "url", "http://"+addr+"/")
 	return srv, nil

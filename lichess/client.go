@@ -163,6 +163,8 @@ type Client struct {
 
 	urlErr error // a base URL the token must not be sent to
 
+	events streamTracker // the account event stream's state
+
 	mu     sync.Mutex
 	paused map[string]time.Time // endpoint family → no request before this (429)
 	rng    *rand.Rand

@@ -159,3 +159,44 @@ func TestWatchEndsWithContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEventStreamState: the client reports the event stream's real state
+// (issue 13: /healthz said healthy while the stream was down): connected
+// once it is open, then down since the drop, through every failed
+// reconnect, with the reason.
+func TestEventStreamState(t *testing.T) {
+	e := setup(t, fakelichess.Options{}, lichess.Options{})
+	ctx := testCtx(t)
+	if st := e.c.EventStreamState(); st.Connected || !st.Since.IsZero() {
+		t.Fatalf("state before any stream: %+v", st)
+	}
+	events, _ := e.c.WatchEvents(ctx)
+	e.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
+	next[*lichess.ChallengeEvent](t, events)
+	st := e.c.EventStreamState()
+	if !st.Connected || st.Since.IsZero() || st.LastEvent.IsZero() || st.LastData.Before(st.LastEvent) {
+		t.Fatalf("state after an event: %+v", st)
+	}
+
+	e.srv.InjectFault(fakelichess.Fault{Path: "/api/stream/event", Status: 503, Count: 1000})
+	opens := e.srv.CountRequests("GET", "/api/stream/event")
+	e.srv.DropStreams()
+	if err := e.srv.WaitUntil(ctx, func() bool {
+		return !e.c.EventStreamState().Connected && e.srv.CountRequests("GET", "/api/stream/event") >= opens+2
+	}); err != nil {
+		t.Fatal(err)
+	}
+	down := e.c.EventStreamState()
+	if down.Connected || !down.Since.After(st.Since) || !strings.Contains(down.LastError, "503") {
+		t.Fatalf("state while reconnecting: %+v", down)
+	}
+	// More failed attempts: still down since the drop.
+	if err := e.srv.WaitUntil(ctx, func() bool {
+		return e.srv.CountRequests("GET", "/api/stream/event") >= opens+4
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if again := e.c.EventStreamState(); again.Connected || !again.Since.Equal(down.Since) {
+		t.Errorf("state after more attempts: %+v, want down since %v", again, down.Since)
+	}
+}

@@ -25,7 +25,7 @@ const maxLine = 1 << 20
 // Only one event stream per token may be open: opening another one makes
 // Lichess close the first. Most callers want WatchEvents, which reconnects.
 func (c *Client) StreamEvents(ctx context.Context) (<-chan Event, <-chan error) {
-	return streamLines(c, ctx, "/api/stream/event", c.opts.EventIdleTimeout, DecodeEvent, nil)
+	return streamLines(c, ctx, "/api/stream/event", c.opts.EventIdleTimeout, DecodeEvent, nil, &c.events)
 }
 
 // StreamGame opens the bot game stream of one game (GET
@@ -35,7 +35,7 @@ func (c *Client) StreamEvents(ctx context.Context) (<-chan Event, <-chan error) 
 // closed without a value; a close before that yields ErrStreamEnded. Most
 // callers want WatchGame, which reconnects.
 func (c *Client) StreamGame(ctx context.Context, gameID string) (<-chan GameEvent, <-chan error) {
-	return streamLines(c, ctx, "/api/bot/game/stream/"+gameID, c.opts.GameIdleTimeout, DecodeGameEvent, gameOver)
+	return streamLines(c, ctx, "/api/bot/game/stream/"+gameID, c.opts.GameIdleTimeout, DecodeGameEvent, gameOver, nil)
 }
 
 // gameOver reports whether a game event carries a final status.
@@ -49,15 +49,18 @@ func gameOver(ev GameEvent) bool {
 	return false
 }
 
-// streamLines runs one ndjson stream in a goroutine it owns.
+// streamLines runs one ndjson stream in a goroutine it owns; track (nil for
+// none) follows its state.
 func streamLines[T any](c *Client, ctx context.Context, path string, idle time.Duration,
-	decode func([]byte) (T, error), final func(T) bool) (<-chan T, <-chan error) {
+	decode func([]byte) (T, error), final func(T) bool, track *streamTracker) (<-chan T, <-chan error) {
 	out := make(chan T)
 	errc := make(chan error, 1)
 	go func() {
 		defer close(errc)
 		defer close(out)
-		if err := readStream(c, ctx, path, idle, decode, final, out); err != nil {
+		err := readStream(c, ctx, path, idle, decode, final, out, track)
+		track.down(c.clock.Now(), err)
+		if err != nil {
 			errc <- err
 		}
 	}()
@@ -68,7 +71,7 @@ func streamLines[T any](c *Client, ctx context.Context, path string, idle time.D
 // ends. The idle watchdog runs while waiting for the server (headers or the
 // next line), and is paused while the consumer takes an event.
 func readStream[T any](c *Client, ctx context.Context, path string, idle time.Duration,
-	decode func([]byte) (T, error), final func(T) bool, out chan<- T) error {
+	decode func([]byte) (T, error), final func(T) bool, out chan<- T, track *streamTracker) error {
 	if c.urlErr != nil {
 		return &fatalError{c.urlErr}
 	}
@@ -100,12 +103,14 @@ func readStream[T any](c *Client, ctx context.Context, path string, idle time.Du
 		return &APIError{Method: http.MethodGet, Path: path, Status: st, Message: "unexpected status for a stream"}
 	}
 
+	track.up(c.clock.Now())
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	ended := false
 	for sc.Scan() {
 		watchdog.Reset(idle)
 		line := bytes.TrimSpace(sc.Bytes())
+		track.data(c.clock.Now(), len(line) > 0)
 		if len(line) == 0 {
 			continue // keep-alive
 		}

@@ -319,6 +319,13 @@ func (s *Server) InjectFault(f Fault) {
 	s.mu.Unlock()
 }
 
+// ClearFaults drops the faults not yet used up.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	s.faults = nil
+	s.mu.Unlock()
+}
+
 // SetLatency delays every request by d before it is handled.
 func (s *Server) SetLatency(d time.Duration) {
 	s.mu.Lock()

@@ -1,0 +1,113 @@
+package bot
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
+)
+
+// TestHealthFollowsTheEventStream: while the event stream is down and
+// every reconnect fails, /healthz answers 503 with since when and why,
+// ponderosa_up is 0 and /status says so; once it reconnects all is well
+// again (issue 13: healthz said healthy through the outage).
+func TestHealthFollowsTheEventStream(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, nil)
+	h.start()
+	defer h.stop()
+	ts := httptest.NewServer(h.svc.stats.handler())
+	defer ts.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// A challenge the bot declines went through the open stream.
+	streamWorks := func() {
+		id := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "atomic", ClockLimit: time.Minute})
+		h.waitFor("challenge answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+	}
+	streamWorks()
+	if !h.svc.Snapshot().Healthy {
+		t.Fatalf("not healthy with the stream up: %+v", h.svc.Snapshot().EventStream)
+	}
+	if code, body := get("/healthz"); code != 200 {
+		t.Fatalf("healthz with the stream up: %d %q", code, body)
+	}
+
+	h.srv.InjectFault(fakelichess.Fault{Path: "/api/stream/event", Status: 503, Count: 1000})
+	opens := h.srv.CountRequests("GET", "/api/stream/event")
+	h.srv.DropStreams()
+	h.waitFor("failed reconnects", 10*time.Second, func() bool {
+		return h.srv.CountRequests("GET", "/api/stream/event") >= opens+2 && !h.svc.Snapshot().Healthy
+	})
+	code, body := get("/healthz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "reconnecting since") || !strings.Contains(body, "503") {
+		t.Errorf("healthz with the stream down: %d %q", code, body)
+	}
+	if _, m := get("/metrics"); !strings.Contains(m, "ponderosa_up 0\n") {
+		t.Errorf("metrics with the stream down lack ponderosa_up 0")
+	}
+	if snap := h.svc.Snapshot(); snap.EventStream.Connected || snap.EventStream.Since.IsZero() || snap.EventStream.LastError == "" {
+		t.Errorf("status with the stream down: %+v", snap.EventStream)
+	}
+
+	h.srv.ClearFaults()
+	streamWorks()
+	if !h.svc.Snapshot().Healthy {
+		t.Errorf("not healthy after the reconnect: %+v", h.svc.Snapshot().EventStream)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("healthz after the reconnect: %d", code)
+	}
+}
+
+// TestStatusDoesNotSortPerRequest: /status and /metrics reuse the latency
+// summary instead of sorting 2 × 65536 samples for every request.
+func TestStatusDoesNotSortPerRequest(t *testing.T) {
+	s := newStats(nil)
+	for i := range maxLatencySamples + 10 {
+		s.addLatency(time.Duration(i), time.Duration(2*i))
+	}
+	ts := httptest.NewServer(s.handler())
+	defer ts.Close()
+	for range 50 {
+		for _, p := range []string{"/status", "/metrics"} {
+			resp, err := http.Get(ts.URL + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		s.addLatency(time.Millisecond, time.Millisecond) // new samples keep coming
+	}
+	s.mu.Lock()
+	n := s.summaries
+	s.mu.Unlock()
+	if n > 2 {
+		t.Errorf("100 requests sorted the samples %d times", n)
+	}
+	if lat, _ := s.Latency(); lat.Count < maxLatencySamples+10 || lat.Median == 0 {
+		t.Errorf("summary %+v", lat)
+	}
+}
+
+// TestStatusServerTimeouts: the status server bounds every phase of a
+// connection (issue 13: no IdleTimeout or WriteTimeout).
+func TestStatusServerTimeouts(t *testing.T) {
+	srv := newStatusServer(http.NotFoundHandler())
+	if srv.ReadHeaderTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
+		t.Errorf("status server limits: header %v write %v idle %v header bytes %d",
+			srv.ReadHeaderTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+}
