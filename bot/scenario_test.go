@@ -96,7 +96,8 @@ func TestQueueWhileBusy(t *testing.T) {
 	a := h.srv.Challenge(spec)
 	h.waitAccepted(a)
 	b := h.srv.Challenge(spec)
-	time.Sleep(200 * time.Millisecond)
+	// Wait for the service's decision on b, not for time to pass.
+	h.waitFor("second challenge queued", 10*time.Second, func() bool { return h.svc.Snapshot().Challenges["queue"] == 1 })
 	if st, _ := h.challengeStatus(b); st != "created" {
 		t.Fatalf("second challenge while busy: %s, want it kept waiting", st)
 	}
@@ -319,11 +320,12 @@ func TestShutdownWaitsForGames(t *testing.T) {
 		t.Fatalf("Run returned with the game still going (%d plies)", len(g.Moves))
 	}
 	checkFair(t, g)
-	// Challenges after shutdown are not accepted: the event stream is closed.
+	// Challenges after shutdown are not accepted: the event stream is
+	// closed, so none can reach the service.
+	h.waitFor("event stream closed", 10*time.Second, func() bool { return !h.srv.EventStreamOpen() })
 	late := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
-	time.Sleep(100 * time.Millisecond)
-	if st, _ := h.challengeStatus(late); st != "created" {
-		t.Errorf("challenge after shutdown: %s", st)
+	if st, _ := h.challengeStatus(late); st != "created" || h.srv.CountRequests("POST", "/api/challenge/"+late) != 0 {
+		t.Errorf("challenge after shutdown: %s, %d requests for it", st, h.srv.CountRequests("POST", "/api/challenge/"+late))
 	}
 }
 
