@@ -30,6 +30,7 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&c.ValEvery, "val-every", 50, "hold out every Nth record for validation")
 	fs.IntVar(&c.MaxRecords, "max-records", 0, "use at most this many records (0: all)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed (initial weights, shuffling)")
+	fs.BoolVar(&c.Mirror, "mirror", false, "also train on every position mirrored left to right (doubles the data)")
 	fs.DurationVar(&c.Every, "progress", 0, "interval of progress lines inside an epoch (default 30s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

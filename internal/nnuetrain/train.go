@@ -37,6 +37,7 @@ type Config struct {
 	ChunkSize  int    // records read, shuffled and trained on at a time
 	MaxRecords int    // use at most this many records of the file (0: all)
 	Seed       uint64 // initial weights and shuffling
+	Mirror     bool   // also train on every position mirrored left to right (files a↔h)
 	Checkpoint string // checkpoint file, written after every epoch (resumed from when it exists)
 	Out        string // quantised network, written after every epoch
 	Progress   io.Writer
@@ -99,6 +100,17 @@ func makeSample(r *nnuedata.Record, lambda, scale float64, s *sample) {
 		score, result = -score, 1-result
 	}
 	s.target = float32(lambda*result + (1-lambda)*sigmoid(score/scale))
+}
+
+// mirrorSample mirrors s left to right: the same position with files
+// a↔h swapped, which has the same value (the records keep no castling
+// rights).
+func mirrorSample(s *sample) {
+	for side := range s.feats {
+		for i := range s.feats[side][:s.n] {
+			s.feats[side][i] ^= 7
+		}
+	}
 }
 
 // Model is the float network with Adam's moments.
@@ -498,6 +510,10 @@ func streamChunks(cfg Config, rng *rand.Rand, f func([]sample) error) error {
 			var s sample
 			makeSample(&rec, cfg.Lambda, cfg.Scale, &s)
 			chunk = append(chunk, s)
+			if cfg.Mirror {
+				mirrorSample(&s)
+				chunk = append(chunk, s)
+			}
 		}
 		rng.Shuffle(len(chunk), func(i, j int) { chunk[i], chunk[j] = chunk[j], chunk[i] })
 		if err := f(chunk); err != nil {

@@ -101,3 +101,29 @@ func TestLossFalls(t *testing.T) {
 		t.Fatalf("resumed run: epoch %d, stats %+v", m2.Epoch, stats2)
 	}
 }
+
+func TestMirrorSample(t *testing.T) {
+	// The mirrored sample of a position is the sample of the position
+	// with files a↔h swapped.
+	a, _ := board.ParseFEN("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R b - - 0 5")
+	b, _ := board.ParseFEN("r2kqb1r/ppp1pppp/2n2n2/3p1b2/3P1B2/2N1P3/PPP2PPP/R2KQBNR b - - 0 5")
+	ra, rb := nnuedata.FromPosition(&a, 30, nnuedata.DrawGame), nnuedata.FromPosition(&b, 30, nnuedata.DrawGame)
+	var sa, sb sample
+	makeSample(&ra, 0.5, 400, &sa)
+	makeSample(&rb, 0.5, 400, &sb)
+	mirrorSample(&sa)
+	for side := range 2 {
+		got := map[uint16]bool{}
+		for _, f := range sa.feats[side][:sa.n] {
+			got[f] = true
+		}
+		for _, f := range sb.feats[side][:sb.n] {
+			if !got[f] {
+				t.Fatalf("side %d: feature %d of the mirrored position missing", side, f)
+			}
+		}
+	}
+	if sa.n != sb.n || sa.target != sb.target {
+		t.Fatalf("counts %d/%d, targets %v/%v", sa.n, sb.n, sa.target, sb.target)
+	}
+}
