@@ -108,6 +108,7 @@ func Parse(b []byte) (*Network, error) {
 	}
 	sum := sha256.Sum256(b)
 	n.id = "nn-" + hex.EncodeToString(sum[:6])
+	n.simd = hasAVX2
 	return n, nil
 }
 

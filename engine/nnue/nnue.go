@@ -58,6 +58,19 @@ type Network struct {
 	outW   []int16 // 2×hidden: side to move's half first
 	outB   int32
 	id     string
+	simd   bool // use the AVX2 kernels
+}
+
+// SIMD reports whether the network evaluates with the AVX2 kernels (set
+// when the CPU has them); otherwise it uses the pure-Go kernels.
+func (n *Network) SIMD() bool { return n.simd }
+
+// WithSIMD returns a copy of n (sharing its weights) that uses the AVX2
+// kernels when on and the CPU has them, the pure-Go kernels otherwise.
+func (n *Network) WithSIMD(on bool) *Network {
+	c := *n
+	c.simd = on && hasAVX2
+	return &c
 }
 
 // Hidden returns N, the size of one accumulator.
@@ -153,11 +166,19 @@ func (n *Network) Update(dst, src *Accumulator, pos *board.Position, m board.Mov
 		a := Feature(c, board.Piece(add&255), board.Square(add>>8))
 		s1 := Feature(c, board.Piece(sub[0]&255), board.Square(sub[0]>>8))
 		if ns == 1 {
-			addSub(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h])
+			if n.simd {
+				addSubSIMD(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h])
+			} else {
+				addSub(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h])
+			}
 			continue
 		}
 		s2 := Feature(c, board.Piece(sub[1]&255), board.Square(sub[1]>>8))
-		addSubSub(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h], w[s2*h:(s2+1)*h])
+		if n.simd {
+			addSubSubSIMD(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h], w[s2*h:(s2+1)*h])
+		} else {
+			addSubSub(dst.v[c][:h], src.v[c][:h], w[a*h:(a+1)*h], w[s1*h:(s1+1)*h], w[s2*h:(s2+1)*h])
+		}
 	}
 }
 
@@ -165,7 +186,12 @@ func (n *Network) Update(dst, src *Accumulator, pos *board.Position, m board.Mov
 // point of view, given the accumulator of the position.
 func (n *Network) Evaluate(a *Accumulator, stm board.Color) int {
 	h := n.hidden
-	sum := screluDot(a.v[stm][:h], n.outW[:h]) + screluDot(a.v[stm^1][:h], n.outW[h:2*h])
+	var sum int64
+	if n.simd {
+		sum = screluDotSIMD(a.v[stm][:h], n.outW[:h]) + screluDotSIMD(a.v[stm^1][:h], n.outW[h:2*h])
+	} else {
+		sum = screluDot(a.v[stm][:h], n.outW[:h]) + screluDot(a.v[stm^1][:h], n.outW[h:2*h])
+	}
 	out := sum/QA + int64(n.outB)
 	return int(out * int64(n.scale) / (QA * QB))
 }

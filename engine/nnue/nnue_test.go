@@ -41,12 +41,28 @@ func randomWalk(t testing.TB, rng *rand.Rand, fen string, plies int, f func(pos 
 	}
 }
 
+// kernels runs f with the pure-Go kernels and, where the CPU has them,
+// the AVX2 kernels.
+func kernels(t *testing.T, net *Network, f func(t *testing.T, net *Network)) {
+	t.Run("go", func(t *testing.T) { f(t, net.WithSIMD(false)) })
+	t.Run("avx2", func(t *testing.T) {
+		if !hasAVX2 {
+			t.Skip("no AVX2 on this CPU")
+		}
+		f(t, net.WithSIMD(true))
+	})
+}
+
 func TestQuantisedMatchesFloat(t *testing.T) {
 	fn := NewRandomFloatNet(64, 1)
 	net, err := fn.Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
+	kernels(t, net, func(t *testing.T, net *Network) { quantisedMatchesFloat(t, fn, net) })
+}
+
+func quantisedMatchesFloat(t *testing.T, fn *FloatNet, net *Network) {
 	deq := dequantize(net)
 	rng := rand.New(rand.NewPCG(3, 4))
 	var n int
@@ -160,9 +176,52 @@ func TestIncrementalMatchesRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(6, 7))
-	for i := range 200 {
-		checkIncremental(t, net, rng, testFENs[i%len(testFENs)], 80)
+	kernels(t, net, func(t *testing.T, net *Network) {
+		rng := rand.New(rand.NewPCG(6, 7))
+		for i := range 200 {
+			checkIncremental(t, net, rng, testFENs[i%len(testFENs)], 80)
+		}
+	})
+}
+
+func TestKernelsAgree(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	vec := func(n, lo, hi int) []int16 {
+		v := make([]int16, n)
+		for i := range v {
+			v[i] = int16(lo + rng.IntN(hi-lo+1))
+		}
+		return v
+	}
+	for _, n := range []int{16, 32, 128, 1024, 2048} {
+		for range 20 {
+			// Accumulators past both ends of the clamp; output weights at
+			// the bound Parse allows.
+			acc, w := vec(n, -600, 600), vec(n, -127, 127)
+			if a, b := screluDot(acc, w), screluDotSIMD(acc, w); a != b {
+				t.Fatalf("n=%d: screluDot %d, AVX2 %d", n, a, b)
+			}
+			sat := vec(n, 255, 32767)
+			wmax := vec(n, 127, 127)
+			if a, b := screluDot(sat, wmax), screluDotSIMD(sat, wmax); a != b {
+				t.Fatalf("n=%d saturated: screluDot %d, AVX2 %d", n, a, b)
+			}
+			src, x, y, z := vec(n, -8000, 8000), vec(n, -500, 500), vec(n, -500, 500), vec(n, -500, 500)
+			d1, d2 := make([]int16, n), make([]int16, n)
+			addSub(d1, src, x, y)
+			addSubSIMD(d2, src, x, y)
+			if !slicesEqual(d1, d2) {
+				t.Fatalf("n=%d: addSub differs", n)
+			}
+			addSubSub(d1, src, x, y, z)
+			addSubSubSIMD(d2, src, x, y, z)
+			if !slicesEqual(d1, d2) {
+				t.Fatalf("n=%d: addSubSub differs", n)
+			}
+		}
 	}
 }
 
@@ -176,7 +235,8 @@ func FuzzIncremental(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, which uint8) {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		checkIncremental(t, net, rng, testFENs[int(which)%len(testFENs)], 30)
+		// Odd seeds use the AVX2 kernels where the CPU has them.
+		checkIncremental(t, net.WithSIMD(seed&1 == 1), rng, testFENs[int(which)%len(testFENs)], 30)
 	})
 }
 
@@ -260,4 +320,37 @@ func FuzzParse(f *testing.F) {
 		pos := board.StartPosition()
 		_ = n.EvaluatePosition(&pos)
 	})
+}
+
+// go test -bench . ./engine/nnue: the kernels per evaluation and per move
+// with N = 256, pure Go against AVX2.
+func BenchmarkKernels(b *testing.B) {
+	net, err := NewRandomFloatNet(256, 1).Quantize()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pos, _ := board.ParseFEN(testFENs[1])
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			continue
+		}
+		n := net.WithSIMD(simd)
+		name := map[bool]string{false: "go", true: "avx2"}[simd]
+		src, dst := n.NewAccumulator(), n.NewAccumulator()
+		n.Refresh(&src, &pos)
+		b.Run("evaluate/"+name, func(b *testing.B) {
+			for b.Loop() {
+				n.Evaluate(&src, board.White)
+			}
+		})
+		b.Run("update/"+name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				n.Update(&dst, &src, &pos, ml.Moves[i%ml.N])
+				i++
+			}
+		})
+	}
 }
