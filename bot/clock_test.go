@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -10,78 +11,142 @@ import (
 
 const ms = time.Millisecond
 
+// TestPlanSearch checks budgets worked out by hand from the rules in
+// clock.go's comments: the usable clock is what is left minus the time
+// already waited, this move's overhead and, when the increment does not
+// cover the overhead, 25 moves' worth of the uncovered part; never below
+// 5 ms. The safety net is a third of that plus half the increment (at
+// least 1 ms). A first move thinks initial/100, between 50 ms and 1 s, with
+// twice that as the net; correspondence thinks the configured time, with
+// half as much again as the net.
 func TestPlanSearch(t *testing.T) {
-	cs := clockState{WTime: 60000 * ms, BTime: 55000 * ms, WInc: 1000 * ms, BInc: 1000 * ms}
-	b := planSearch(searchClock{Kind: realTime, Clock: cs, Us: board.White, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms, Waited: 3 * ms, CorrMoveTime: 20 * time.Second})
-	// The increment covers the overhead: no reserve.
-	if b.WTime != (60000-83)*ms || b.BTime != cs.BTime || b.WInc != cs.WInc || b.BInc != cs.BInc || b.MoveTime != 0 {
-		t.Errorf("white: %+v", b)
-	}
-	if b.Safety <= 0 || b.Safety > b.WTime {
-		t.Errorf("safety %v", b.Safety)
-	}
-	b = planSearch(searchClock{Kind: realTime, Clock: cs, Us: board.Black, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms, CorrMoveTime: 20 * time.Second})
-	if b.BTime != (55000-80)*ms || b.WTime != cs.WTime {
-		t.Errorf("black: %+v", b)
-	}
-	// No increment: the overhead of later moves is kept in reserve.
-	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 10 * time.Second, BTime: 10 * time.Second}, Us: board.White, OurMoves: 5, Initial: time.Minute, Overhead: 40 * ms})
-	if want := 10*time.Second - 40*ms - reserveMoves*40*ms; b.WTime != want {
-		t.Errorf("no increment: %v, want %v", b.WTime, want)
-	}
-	if b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 900 * ms, BTime: 9 * time.Second}, Us: board.White, OurMoves: 50, Initial: time.Minute, Overhead: 40 * ms}); b.WTime != minClock {
-		t.Errorf("clock below the reserve: %v, want instant moves", b.WTime)
-	}
-	// Almost flagged: the engine still gets a positive clock.
-	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 30 * ms, BTime: 9000 * ms}, Us: board.White, OurMoves: 40, Initial: time.Minute, Overhead: 50 * ms})
-	if b.WTime != minClock || b.Safety <= 0 {
-		t.Errorf("low clock: %+v", b)
-	}
-	// First move: a short fixed time, whatever the clock says.
-	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 180000 * ms, BTime: 180000 * ms}, Us: board.White, Initial: 3 * time.Minute, Overhead: 50 * ms})
-	if b.MoveTime <= 0 || b.MoveTime > time.Second || b.WTime != 0 {
-		t.Errorf("first move: %+v", b)
-	}
-	b = planSearch(searchClock{Kind: realTime, Clock: clockState{WTime: 15000 * ms, BTime: 15000 * ms}, Us: board.Black, Initial: 15 * time.Second, Overhead: 50 * ms})
-	if b.MoveTime != 150*ms {
-		t.Errorf("first move 1/4+0: %+v", b)
-	}
-	// Correspondence and unlimited: the configured time.
-	for _, k := range []clockKind{correspondence, unlimited} {
-		b = planSearch(searchClock{Kind: k, Clock: clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 7 * time.Second})
-		if b.MoveTime != 7*time.Second || b.Safety < b.MoveTime {
-			t.Errorf("kind %d: %+v", k, b)
+	s := time.Second
+	clock := clockState{WTime: 60 * s, BTime: 55 * s, WInc: s, BInc: s}
+	for _, c := range []struct {
+		name string
+		in   searchClock
+		want budget
+	}{
+		{"white, increment covers the overhead",
+			searchClock{Kind: realTime, Clock: clock, Us: board.White, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms, Waited: 3 * ms},
+			// 60000 - 3 - 80 = 59917 ms; net 59917/3 + 500 ms.
+			budget{WTime: 59917 * ms, BTime: 55 * s, WInc: s, BInc: s, Safety: 20472333333}},
+		{"black",
+			searchClock{Kind: realTime, Clock: clock, Us: board.Black, OurMoves: 5, Initial: time.Minute, Overhead: 80 * ms},
+			// 55000 - 80 = 54920 ms; net 54920/3 + 500 ms.
+			budget{WTime: 60 * s, BTime: 54920 * ms, WInc: s, BInc: s, Safety: 18806666666}},
+		{"no increment: 25 moves of overhead in reserve",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 10 * s, BTime: 10 * s}, Us: board.White, OurMoves: 5, Overhead: 40 * ms},
+			// 10000 - 40 - 25×40 = 8960 ms; net 8960/3 ms.
+			budget{WTime: 8960 * ms, BTime: 10 * s, Safety: 2986666666}},
+		{"increment covers part of the overhead",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 10 * s, BTime: 10 * s, WInc: 30 * ms, BInc: 30 * ms}, Us: board.White, OurMoves: 5, Overhead: 40 * ms},
+			// 10000 - 40 - 25×(40-30) = 9710 ms; net 9710/3 + 15 ms.
+			budget{WTime: 9710 * ms, BTime: 10 * s, WInc: 30 * ms, BInc: 30 * ms, Safety: 3251666666}},
+		{"clock below the reserve: instant moves",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 900 * ms, BTime: 9 * s}, Us: board.White, OurMoves: 50, Overhead: 40 * ms},
+			budget{WTime: 5 * ms, BTime: 9 * s, Safety: 1666666}},
+		{"almost flagged: still a positive clock",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 30 * ms, BTime: 9 * s}, Us: board.White, OurMoves: 40, Overhead: 50 * ms},
+			budget{WTime: 5 * ms, BTime: 9 * s, Safety: 1666666}},
+		{"first move of 3+0: capped at 1 s",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 180 * s, BTime: 180 * s}, Us: board.White, Initial: 3 * time.Minute, Overhead: 50 * ms},
+			budget{MoveTime: s, Safety: 2 * s}},
+		{"first move of 1/4+0",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 15 * s, BTime: 15 * s}, Us: board.Black, Initial: 15 * s, Overhead: 50 * ms},
+			budget{MoveTime: 150 * ms, Safety: 300 * ms}},
+		{"first move of a 2 s game: at least 50 ms",
+			searchClock{Kind: realTime, Clock: clockState{WTime: 2 * s, BTime: 2 * s}, Us: board.White, Initial: 2 * s},
+			budget{MoveTime: 50 * ms, Safety: 100 * ms}},
+		{"correspondence",
+			searchClock{Kind: correspondence, Clock: clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 7 * s},
+			budget{MoveTime: 7 * s, Safety: 10500 * ms}},
+		{"unlimited",
+			searchClock{Kind: unlimited, Us: board.Black, OurMoves: 0, CorrMoveTime: 7 * s},
+			budget{MoveTime: 7 * s, Safety: 10500 * ms}},
+	} {
+		if got := planSearch(c.in); got != c.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
 		}
 	}
 }
 
+// TestPlanSearchProperties checks, over a grid of real-time clocks, what
+// must hold whatever the formula: the opponent's clock is passed on as it
+// is; our usable clock is positive, never more than what is left after the
+// wait and this move's overhead (unless that is below the 5 ms floor), and
+// grows with our clock; the safety net is positive and under our usable
+// clock plus the increment.
+func TestPlanSearchProperties(t *testing.T) {
+	for _, us := range []board.Color{board.White, board.Black} {
+		for _, inc := range []time.Duration{0, 20 * ms, 100 * ms, time.Second} {
+			for _, ovh := range []time.Duration{10 * ms, 50 * ms, 300 * ms} {
+				for _, waited := range []time.Duration{0, 7 * ms} {
+					prev := time.Duration(0)
+					for _, left := range []time.Duration{1 * ms, 40 * ms, 300 * ms, 2 * time.Second, 30 * time.Second, 10 * time.Minute} {
+						cs := clockState{WTime: left, BTime: left, WInc: inc, BInc: inc}
+						opp := time.Duration(12345) * ms
+						if us == board.White {
+							cs.BTime = opp
+						} else {
+							cs.WTime = opp
+						}
+						b := planSearch(searchClock{Kind: realTime, Clock: cs, Us: us, OurMoves: 10, Initial: time.Minute, Overhead: ovh, Waited: waited})
+						ours, theirs := b.WTime, b.BTime
+						if us == board.Black {
+							ours, theirs = b.BTime, b.WTime
+						}
+						where := fmt.Sprintf("%v left+%v, overhead %v, waited %v, %v", left, inc, ovh, waited, us)
+						switch {
+						case theirs != opp || b.WInc != inc || b.BInc != inc || b.MoveTime != 0:
+							t.Errorf("%s: the opponent's clock or the increments changed: %+v", where, b)
+						case ours < minClock:
+							t.Errorf("%s: usable %v under the floor", where, ours)
+						case ours > max(left-waited-ovh, minClock):
+							t.Errorf("%s: usable %v is more than is left after this move", where, ours)
+						case ours < prev:
+							t.Errorf("%s: usable %v shrank from %v with more time", where, ours, prev)
+						case b.Safety <= 0 || b.Safety >= ours+inc:
+							t.Errorf("%s: safety %v for usable %v", where, b.Safety, ours)
+						}
+						prev = ours
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOverheadLearner follows the documented rule: the estimate is the
+// worst sample while there are fewer than 10, then the 90th percentile of
+// the last 64, plus a quarter and 2 ms, never below the base.
 func TestOverheadLearner(t *testing.T) {
 	l := newOverheadLearner(30 * ms)
-	if l.Overhead() != 30*ms {
-		t.Fatalf("start %v", l.Overhead())
+	if got := l.Overhead(); got != 30*ms {
+		t.Fatalf("start %v, want the base", got)
 	}
-	l.Observe(2 * ms)
-	if l.Overhead() != 30*ms {
-		t.Errorf("small sample lowered the floor: %v", l.Overhead())
+	l.Observe(2 * ms) // 2 + 0.5 + 2 = 4.5 ms: the base stays
+	if got := l.Overhead(); got != 30*ms {
+		t.Errorf("after 2 ms: %v, want the base 30ms", got)
 	}
-	l.Observe(100 * ms) // a slow move is taken at once
-	if got := l.Overhead(); got < 100*ms {
-		t.Errorf("after a 100ms sample: %v", got)
+	l.Observe(100 * ms) // the worst of two: 100 + 25 + 2
+	if got := l.Overhead(); got != 127*ms {
+		t.Errorf("after a 100 ms sample: %v, want 127ms", got)
 	}
-	// With many samples, one outlier stops dominating: the estimate follows
-	// the 90th percentile.
+	// 63 more samples: the 2 ms one drops out of the 64; sorted, index
+	// 64×9/10 = 57 is 40 ms: 40 + 10 + 2. One outlier stops dominating.
 	for range 63 {
 		l.Observe(40 * ms)
 	}
-	if got := l.Overhead(); got < 40*ms || got > 60*ms {
-		t.Errorf("after 63×40ms: %v", got)
+	if got := l.Overhead(); got != 52*ms {
+		t.Errorf("after 63×40ms: %v, want 52ms", got)
 	}
-	// Latency that grows is followed up.
+	// Latency that grows is followed: 70 + 17.5 + 2.
 	for range 64 {
 		l.Observe(70 * ms)
 	}
-	if got := l.Overhead(); got < 70*ms {
-		t.Errorf("after 64×70ms: %v", got)
+	if got := l.Overhead(); got != 89500*time.Microsecond {
+		t.Errorf("after 64×70ms: %v, want 89.5ms", got)
 	}
 }
 
