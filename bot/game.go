@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -126,7 +127,14 @@ func (r *gameRunner) handle(ctx context.Context, ev lichess.GameEvent, at time.T
 	switch e := ev.(type) {
 	case *lichess.GameFull:
 		if err := r.setup(e); err != nil {
-			r.log.Error("cannot play this game", "err", err)
+			if errors.Is(err, errUnplayable) {
+				// Never walk away from a game we are in: the clock would run
+				// out on it. Abort while that is allowed, else resign.
+				r.log.Error("cannot play this game: giving it up", "err", err)
+				r.giveUp(ctx, len(e.State.MoveList()))
+			} else {
+				r.log.Error("cannot play this game", "err", err)
+			}
 			return true
 		}
 		stop := r.onState(ctx, &e.State, at)
@@ -166,7 +174,7 @@ func (r *gameRunner) setup(f *lichess.GameFull) error {
 		return fmt.Errorf("we (%s) play neither side", me)
 	}
 	if err := r.board.setup(f); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errUnplayable, err)
 	}
 	r.publishSetup(f)
 	if first {
@@ -179,6 +187,25 @@ func (r *gameRunner) setup(f *lichess.GameFull) error {
 			"rated", f.Rated, "clock", clockString(f), "initial_fen", f.InitialFEN)
 	}
 	return nil
+}
+
+// errUnplayable marks a game of ours that the bot cannot set up (its start
+// position or variant).
+var errUnplayable = errors.New("unplayable game")
+
+// giveUp ends a game the bot cannot play: abort while Lichess allows it
+// (before each side has moved), resign otherwise or if the abort fails.
+func (r *gameRunner) giveUp(ctx context.Context, plies int) {
+	if plies < 2 {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), actionTimeout)
+		err := r.svc.api.Abort(c, r.id)
+		cancel()
+		if err == nil {
+			return
+		}
+		r.log.Warn("abort failed; resigning", "err", err)
+	}
+	r.resignBroken(ctx)
 }
 
 // wireColor is c as Lichess spells it.

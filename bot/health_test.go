@@ -111,3 +111,34 @@ func TestStatusServerTimeouts(t *testing.T) {
 			srv.ReadHeaderTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
 	}
 }
+
+// TestUnplayableStartPosition: a fromPosition challenge whose FEN the
+// engine cannot set up is declined with "standard"; a game whose start
+// position turns out unplayable anyway is aborted at once rather than left
+// hanging (issue 13).
+func TestUnplayableStartPosition(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, nil)
+	h.start()
+	defer h.stop()
+	const crowded = "QQQQQQQQ/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/QQQQQQQQ/K6k b - - 0 1"
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: crowded, ClockLimit: time.Minute})
+	h.waitFor("challenge answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+	if st, reason := h.challengeStatus(id); st != "declined" || reason != "standard" {
+		t.Errorf("challenge with an unplayable FEN: %s %q, want declined standard", st, reason)
+	}
+
+	// An odd but legal set-up (more promoted pieces than missing pawns) is
+	// played; one reported unplayable by the game stream is aborted.
+	odd := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: "4k3/8/8/8/8/QQ1Q4/PPPPPPPP/4K3 w - - 0 1", ClockLimit: time.Minute})
+	h.waitAccepted(odd)
+	h.waitFor("a move in the odd set-up", 20*time.Second, func() bool { g, _ := h.srv.Game(odd); return len(g.Moves) > 0 })
+	h.srv.OpponentResign(odd)
+
+	bad := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: "4k3/8/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", GameFEN: crowded, ClockLimit: time.Minute})
+	h.waitAccepted(bad)
+	g := h.waitOver(bad, 5*time.Second)
+	if g.Status != "aborted" || h.srv.CountRequests("POST", "/api/bot/game/"+bad+"/abort") == 0 {
+		t.Errorf("unplayable game: status %s, %d abort requests", g.Status, h.srv.CountRequests("POST", "/api/bot/game/"+bad+"/abort"))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // Decline reasons, spelled as the decline endpoint expects them.
@@ -41,6 +42,9 @@ type Offer struct {
 	// Base and Increment are the clock of a real-time challenge.
 	Base, Increment time.Duration
 	Rated           bool
+	// FEN is the challenge's start position ("" or "startpos": the
+	// standard one).
+	FEN string
 }
 
 // Verdict is the policy's answer to a challenge.
@@ -99,6 +103,13 @@ func Decide(o Offer, p *config.Policy, active, queued int) Decision {
 			return decline(ReasonStandard)
 		}
 		return decline(ReasonVariant)
+	}
+	if o.FEN != "" && o.FEN != "startpos" {
+		// A position the engine cannot set up would leave the game hanging:
+		// ask for the standard position instead.
+		if _, err := board.ParseFEN(o.FEN); err != nil {
+			return decline(ReasonStandard)
+		}
 	}
 	if r := timeControlReason(o, p); r != "" {
 		return decline(r)

@@ -38,6 +38,15 @@ func TestDefaultPolicy(t *testing.T) {
 		{"bullet 1+0", mod(func(o *Offer) { o.Speed = "bullet"; o.Base = time.Minute; o.Increment = 0 }), Decision{Verdict: Accept}},
 		{"classical 90+30", mod(func(o *Offer) { o.Speed = "classical"; o.Base = 90 * time.Minute; o.Increment = 30 * time.Second }), Decision{Verdict: Accept}},
 		{"atomic", mod(func(o *Offer) { o.Variant = "atomic" }), Decision{Decline, ReasonVariant}},
+		// Issue 13: a start position the engine cannot set up is declined
+		// with "standard"; odd set-ups that Lichess accepts are played.
+		{"fromPosition too crowded", mod(func(o *Offer) {
+			o.Variant, o.Rated, o.FEN = "fromPosition", false, "QQQQQQQQ/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/QQQQQQQQ/K6k b - - 0 1"
+		}), Decision{Decline, ReasonStandard}},
+		{"fromPosition garbage", mod(func(o *Offer) { o.Variant, o.Rated, o.FEN = "fromPosition", false, "not a fen" }), Decision{Decline, ReasonStandard}},
+		{"fromPosition promoted pieces", mod(func(o *Offer) {
+			o.Variant, o.Rated, o.FEN = "fromPosition", false, "4k3/8/8/8/8/QQ1Q4/PPPPPPPP/4K3 w KQkq - 0 1"
+		}), Decision{Verdict: Accept}},
 		{"crazyhouse", mod(func(o *Offer) { o.Variant = "crazyhouse" }), Decision{Decline, ReasonVariant}},
 		{"ultraBullet", mod(func(o *Offer) { o.Speed = "ultraBullet"; o.Base = 15 * time.Second; o.Increment = 0 }), Decision{Decline, ReasonTooFast}},
 		{"correspondence", mod(func(o *Offer) { o.Speed = "correspondence"; o.Clock = "correspondence"; o.Base = 0 }), Decision{Decline, ReasonTimeControl}},

@@ -312,6 +312,7 @@ func offerOf(c *lichess.Challenge) Offer {
 		Base:      time.Duration(c.TimeControl.Limit) * time.Second,
 		Increment: time.Duration(c.TimeControl.Increment) * time.Second,
 		Rated:     c.Rated,
+		FEN:       c.InitialFEN,
 	}
 }
 

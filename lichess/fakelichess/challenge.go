@@ -25,6 +25,10 @@ type ChallengeSpec struct {
 	// FEN is the start position for fromPosition, and for chess960 (a
 	// random 960 position when empty).
 	FEN string
+	// GameFEN, if set, is the initialFen the game's stream reports (the
+	// game itself starts from FEN): it gives a bot a start position it
+	// cannot set up although its challenge looked fine.
+	GameFEN string
 	// ClockLimit and ClockIncrement make a real-time game. The challenge
 	// shows them in whole seconds as Lichess does; the game clocks use
 	// them exactly (ms on the wire), so sub-second test clocks work.

@@ -364,6 +364,9 @@ func (s *Server) newGame(id string, botColor board.Color, opp Player, spec Chall
 		}
 	}
 	start.Chess960 = chess960
+	if spec.GameFEN != "" {
+		initial = spec.GameFEN
+	}
 	now := time.Now()
 	g := &game{
 		id: id, fullID: id + s.newID(4), botColor: botColor, opp: opp, variant: spec.Variant,
