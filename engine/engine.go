@@ -1,6 +1,7 @@
 // Package engine is Ponderosa's chess engine: an Engine facade over a
 // Lazy SMP alpha-beta search with a shared lockless transposition table, a
-// time manager and a hand-crafted tapered evaluation (package engine/eval).
+// time manager and a hand-crafted tapered evaluation (package engine/eval),
+// or an NNUE (package engine/nnue) when Options.Net is set.
 //
 // Search: iterative deepening with aspiration windows, principal variation
 // search, quiescence with SEE pruning (and quiet checks at its first ply),
