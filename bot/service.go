@@ -100,7 +100,7 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	return &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
 		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
-		engines: &enginePool{opts: engine.Options{HashMB: cfg.Engine.HashMB, Threads: 1}},
+		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB)},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
 		mm: newMatchmaker(cfg.Matchmaking),
@@ -500,6 +500,16 @@ func (s *Service) fairThreads(eng *engine.Engine) {
 // worth it with at least two threads per game (or a single game).
 func (s *Service) canPonder() bool {
 	return s.activeGames() <= max(1, s.threads/2)
+}
+
+// botEngineOptions are the engine defaults with the configured hash and
+// no Move Overhead: the bot subtracts its own learned overhead from the
+// clock before it searches (clock.go), so the engine must not subtract
+// another one.
+func botEngineOptions(hashMB int) engine.Options {
+	o := engine.DefaultOptions()
+	o.HashMB, o.Threads, o.MoveOverhead = hashMB, 1, 0
+	return o
 }
 
 // enginePool reuses engines (and their hash tables) across games.

@@ -582,3 +582,20 @@ func TestDroppedWorkersAreFreed(t *testing.T) {
 		t.Errorf("%d workers, want 1", len(e.workers))
 	}
 }
+
+// TestDefaultOptions: the defaults front-ends announce are the ones an
+// engine built from DefaultOptions keeps (Move Overhead included: zero is a
+// valid overhead, so New never fills it in).
+func TestDefaultOptions(t *testing.T) {
+	d := DefaultOptions()
+	if d.MoveOverhead != DefaultMoveOverhead || d.HashMB != DefaultHashMB || d.Threads != 1 || d.MultiPV != 1 || d.Elo != DefaultElo {
+		t.Fatalf("DefaultOptions() = %+v", d)
+	}
+	got := New(d).Options()
+	if got.MoveOverhead != d.MoveOverhead || got.HashMB != d.HashMB || got.Threads != d.Threads || got.Elo != d.Elo {
+		t.Fatalf("New(DefaultOptions()).Options() = %+v, want %+v", got, d)
+	}
+	if o := New(Options{}).Options(); o.MoveOverhead != 0 {
+		t.Fatalf("a zero Move Overhead became %v", o.MoveOverhead)
+	}
+}

@@ -81,9 +81,11 @@ func (b Bound) String() string {
 	return ""
 }
 
-// Options configures an Engine. Zero fields take defaults: DefaultHashMB,
-// one thread, one PV, DefaultMoveOverhead, DefaultElo, the eval's own
-// weights (see normalized).
+// Options configures an Engine. Zero fields take defaults (DefaultHashMB,
+// one thread, one PV, DefaultElo, the eval's own weights; see normalized),
+// except MoveOverhead: zero is a valid overhead (none), used by callers
+// that subtract their own. DefaultOptions is the one source of the
+// defaults, Move Overhead included, for front-ends that announce them.
 type Options struct {
 	// HashMB is the transposition table size in MiB (1..65536).
 	HashMB int
@@ -116,6 +118,14 @@ const (
 	DefaultElo             = 1800
 	maxMoveOverhead        = 10 * time.Second
 )
+
+// DefaultOptions returns the engine's defaults: what `ponderosa uci`
+// and `ponderosa cego` announce and really use when nothing is set
+// (DefaultHashMB, one thread, one PV, DefaultMoveOverhead, no strength
+// limit at DefaultElo, the hand-crafted evaluation).
+func DefaultOptions() Options {
+	return Options{HashMB: DefaultHashMB, Threads: 1, MultiPV: 1, MoveOverhead: DefaultMoveOverhead, Elo: DefaultElo}
+}
 
 // normalized returns o with defaults filled in and values clamped to range.
 func (o Options) normalized() Options {

@@ -188,27 +188,32 @@ func (s *settings) evalFileOption(initial *nnue.Network, apply func() error) *St
 }
 
 // newOptions builds the option table over s; apply pushes engine settings
-// to the engine, clearHash empties the hash table.
+// to the engine, clearHash empties the hash table. Each option's announced
+// default is s's value when the table is built: the engine's starting
+// options, so that a GUI that never sends setoption gets what was
+// announced.
 func newOptions(s *settings, apply func() error, clearHash func(), initialNet *nnue.Network) []Option {
 	return []Option{
-		&IntOption{OptName: "Hash", Default: engine.DefaultHashMB, Min: engine.MinHashMB, Max: engine.MaxHashMB, Value: &s.hash, OnChange: apply},
-		&IntOption{OptName: "Threads", Default: 1, Min: engine.MinThreads, Max: engine.MaxThreads, Value: &s.threads, OnChange: apply},
+		&IntOption{OptName: "Hash", Default: s.hash, Min: engine.MinHashMB, Max: engine.MaxHashMB, Value: &s.hash, OnChange: apply},
+		&IntOption{OptName: "Threads", Default: s.threads, Min: engine.MinThreads, Max: engine.MaxThreads, Value: &s.threads, OnChange: apply},
 		&BoolOption{OptName: "Ponder", Default: false, Value: &s.ponder},
-		&IntOption{OptName: "MultiPV", Default: 1, Min: engine.MinMultiPV, Max: engine.MaxMultiPV, Value: &s.multiPV, OnChange: apply},
-		&IntOption{OptName: "Move Overhead", Default: int(engine.DefaultMoveOverhead / time.Millisecond), Min: 0, Max: 5000, Value: &s.overheadMS, OnChange: apply},
+		&IntOption{OptName: "MultiPV", Default: s.multiPV, Min: engine.MinMultiPV, Max: engine.MaxMultiPV, Value: &s.multiPV, OnChange: apply},
+		&IntOption{OptName: "Move Overhead", Default: s.overheadMS, Min: 0, Max: 5000, Value: &s.overheadMS, OnChange: apply},
 		&ButtonOption{OptName: "Clear Hash", Press: clearHash},
 		&BoolOption{OptName: "UCI_Chess960", Default: false, Value: &s.chess960},
-		&BoolOption{OptName: "UCI_LimitStrength", Default: false, Value: &s.limitStrength, OnChange: apply},
-		&IntOption{OptName: "UCI_Elo", Default: engine.DefaultElo, Min: engine.MinElo, Max: engine.MaxElo, Value: &s.elo, OnChange: apply},
+		&BoolOption{OptName: "UCI_LimitStrength", Default: s.limitStrength, Value: &s.limitStrength, OnChange: apply},
+		&IntOption{OptName: "UCI_Elo", Default: s.elo, Min: engine.MinElo, Max: engine.MaxElo, Value: &s.elo, OnChange: apply},
 		&BoolOption{OptName: "Use NNUE", Default: initialNet != nil, Value: &s.useNNUE, OnChange: apply},
 		s.evalFileOption(initialNet, apply),
 	}
 }
 
-func defaultSettings() settings {
+// settingsOf returns the UCI settings of engine options o.
+func settingsOf(o engine.Options) settings {
 	return settings{
-		hash: engine.DefaultHashMB, threads: 1, multiPV: 1,
-		overheadMS: int(engine.DefaultMoveOverhead / time.Millisecond), elo: engine.DefaultElo,
+		hash: o.HashMB, threads: o.Threads, multiPV: o.MultiPV,
+		overheadMS: int(o.MoveOverhead / time.Millisecond), limitStrength: o.LimitStrength, elo: o.Elo,
+		net: o.Net, useNNUE: o.Net != nil,
 	}
 }
 

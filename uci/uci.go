@@ -162,12 +162,10 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, eng *engine.Engine) e
 		game:   board.NewGame(board.StartPosition()),
 		events: make(chan jobEvent, 1024),
 	}
+	// The engine's own options are the starting settings and the announced
+	// defaults (engine.DefaultOptions() for `ponderosa uci`).
 	o := eng.Options()
-	s.set = defaultSettings()
-	s.set.hash, s.set.threads, s.set.multiPV = o.HashMB, o.Threads, o.MultiPV
-	s.set.overheadMS = int(o.MoveOverhead / time.Millisecond)
-	s.set.limitStrength, s.set.elo = o.LimitStrength, o.Elo
-	s.set.net, s.set.useNNUE = o.Net, o.Net != nil
+	s.set = settingsOf(o)
 	s.options = newOptions(&s.set, s.applyOptions, eng.ClearHash, o.Net)
 
 	done := make(chan struct{})

@@ -13,8 +13,9 @@ import (
 // the reason on standard error), as the protocol asks.
 func cmdCEGO(ctx context.Context, args []string, env *Env) error {
 	fs := newFlagSet("cego", "[--hash MB] [--threads N]", env)
-	hash := fs.Int("hash", engine.DefaultHashMB, "hash table size in MiB")
-	threads := fs.Int("threads", 1, "search threads")
+	def := engine.DefaultOptions()
+	hash := fs.Int("hash", def.HashMB, "hash table size in MiB")
+	threads := fs.Int("threads", def.Threads, "search threads")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -22,5 +23,7 @@ func cmdCEGO(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa cego: --hash %d: %v\n", *hash, err)
 		return errUsage
 	}
-	return uci.RunCEGO(ctx, env.Stdin, env.Stdout, engine.New(engine.Options{HashMB: *hash, Threads: *threads}))
+	opts := engine.DefaultOptions() // Move Overhead included
+	opts.HashMB, opts.Threads = *hash, *threads
+	return uci.RunCEGO(ctx, env.Stdin, env.Stdout, engine.New(opts))
 }

@@ -14,5 +14,5 @@ func cmdUCI(ctx context.Context, args []string, env *Env) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return uci.Run(ctx, env.Stdin, env.Stdout, engine.New(engine.Options{}))
+	return uci.Run(ctx, env.Stdin, env.Stdout, engine.New(engine.DefaultOptions()))
 }
