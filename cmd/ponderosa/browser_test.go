@@ -284,7 +284,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 		t.Fatalf("sandbox ended early: %v", err)
 	}
 	c := startBrowser(t, ctx, browser)
-	if err := c.call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1200, "height": 860, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+	if err := c.call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1200, "height": 1000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Wait for both games to be under way, then load the page.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/uci/match"
@@ -129,7 +130,34 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 	if *logProto {
 		cfg.Log = func(engine, dir, line string) { fmt.Fprintf(env.Stderr, "%s %s %s\n", engine, dir, line) }
 	}
+	// A live status line on a terminal; a plain line every 30 s otherwise.
+	var (
+		mu      sync.Mutex
+		cur     match.Result
+		played  int
+		planned = (cfg.Games + 1) / 2 * 2
+		begun   = time.Now()
+	)
+	cfg.Update = func(res match.Result, n, total int) {
+		mu.Lock()
+		cur, played, planned = res, n, total
+		mu.Unlock()
+	}
+	status := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		s := cur.Stats
+		line := fmt.Sprintf("games %d/%d  +%d -%d =%d  %s", played, planned, s.Wins, s.Losses, s.Draws, eloText(s.Elo()))
+		if cfg.SPRT != nil {
+			lo, hi := cfg.SPRT.Bounds()
+			line += fmt.Sprintf("  LLR %.2f [%.2f, %.2f]", cur.LLR, lo, hi)
+		}
+		return line + "  ETA " + etaText(time.Since(begun), played, planned)
+	}
+	prog := startProgress(env.Stdout, isTerminal(env.Stdout), 0, time.Second, 30*time.Second, status)
+	cfg.Progress = prog
 	res, runErr := match.Run(ctx, cfg)
+	prog.Stop()
 	fmt.Fprintln(env.Stdout)
 	match.Summary(env.Stdout, res, cfg.SPRT)
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {

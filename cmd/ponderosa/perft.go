@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -37,6 +39,16 @@ func cmdPerft(ctx context.Context, args []string, env *Env) error {
 	pos.GenerateLegal(&moves)
 	var child board.Position
 	var total uint64
+	// Progress on standard error (standard output keeps its format) once
+	// the count takes more than a second.
+	var rootsDone, nodesDone atomic.Uint64
+	begun := time.Now()
+	prog := startProgress(env.Stderr, isTerminal(env.Stderr), time.Second, 250*time.Millisecond, 10*time.Second, func() string {
+		d := rootsDone.Load()
+		return fmt.Sprintf("perft %d: %d/%d root moves, %d nodes, %s, ETA %s", *depth, d, moves.N,
+			nodesDone.Load(), time.Since(begun).Round(100*time.Millisecond), etaText(time.Since(begun), int(d), moves.N))
+	})
+	defer prog.Stop()
 	for _, m := range moves.Slice() {
 		if err := ctx.Err(); err != nil {
 			w.Flush()
@@ -45,6 +57,8 @@ func cmdPerft(ctx context.Context, args []string, env *Env) error {
 		pos.MakeMove(m, &child)
 		n := child.Perft(*depth - 1)
 		total += n
+		nodesDone.Store(total)
+		rootsDone.Add(1)
 		fmt.Fprintf(w, "%s: %d\n", pos.UCI(m), n)
 		if err := w.Flush(); err != nil {
 			return fmt.Errorf("perft: %w", err)

@@ -39,6 +39,10 @@ type Config struct {
 	// Progress, if set, receives one line per finished game and the
 	// summary.
 	Progress io.Writer
+	// Update, if set, is called after every finished game with the
+	// result so far, the games played and the games planned (from the
+	// collecting goroutine: it must return quickly and not keep res's map).
+	Update func(res Result, played, planned int)
 	// Log, if set, sees every protocol line ("engine > line", "engine < line").
 	Log func(engine, dir, line string)
 }
@@ -165,6 +169,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if cfg.SPRT != nil {
 			res.LLR = cfg.SPRT.LLR(res.Stats)
 			res.Verdict = cfg.SPRT.Verdict(res.LLR)
+		}
+		if cfg.Update != nil {
+			cfg.Update(res, played, pairs*2)
 		}
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "Finished game %d (%s vs %s): %s {%s}\n", rec.Round, rec.White, rec.Black, rec.Result, rec.Reason)
