@@ -23,6 +23,8 @@ type chatView struct {
 	// Eval describes our latest search ("+0.35 at depth 12"); empty before
 	// the first one.
 	Eval string
+	// EvalToOpponent lets !eval answer in the player room.
+	EvalToOpponent bool
 }
 
 // expand replaces {me} and {opponent} in a configured message and clips it
@@ -50,11 +52,14 @@ func chatReply(room, user, text string, v chatView) (reply string, ok bool) {
 	cmd, _, _ := strings.Cut(strings.TrimSpace(text), " ")
 	switch strings.ToLower(cmd) {
 	case "!help", "!commands":
+		if v.EvalToOpponent {
+			return "Commands: !help, !eval, !name", true
+		}
 		return "Commands: !help, !eval (spectators only), !name", true
 	case "!name":
 		return clipChat(fmt.Sprintf("%s runs %s, with its own engine written in Go.", v.Me, v.Version)), true
 	case "!eval":
-		if room == roomPlayer {
+		if room == roomPlayer && !v.EvalToOpponent {
 			return "I don't tell that to my opponent, sorry.", true
 		}
 		if v.Eval == "" {

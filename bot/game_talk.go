@@ -19,6 +19,7 @@ type talkState struct {
 	takebackAnswered plyMark // the ply at which we answered a takeback request
 	greeted          bool
 	oppGone          bool
+	lastReply        map[string]time.Time // chat room → when we last answered a command there
 	claimT, abortT   *time.Timer
 	claimC, abortC   <-chan time.Time // nil once fired or stopped
 
@@ -130,10 +131,23 @@ func (r *gameRunner) onChat(ctx context.Context, c *lichess.ChatLine) {
 		return
 	}
 	reply, ok := chatReply(c.Room, c.Username, c.Text, chatView{
-		Me: r.svc.me.Username, Opponent: r.opponent, Version: r.svc.version, Eval: r.search.lastEval})
-	if ok {
-		r.say(ctx, c.Room, reply)
+		Me: r.svc.me.Username, Opponent: r.opponent, Version: r.svc.version, Eval: r.search.lastEval,
+		EvalToOpponent: r.svc.cfg.Chat.EvalToOpponent})
+	if !ok {
+		return
 	}
+	// One reply per cooldown in each room: fifty "!name" lines get one
+	// answer, not fifty requests.
+	now := time.Now()
+	if last, seen := r.talk.lastReply[c.Room]; seen && now.Sub(last) < r.svc.cfg.Chat.CommandCooldown {
+		r.log.Debug("chat command ignored: cooldown", "room", c.Room, "user", c.Username)
+		return
+	}
+	if r.talk.lastReply == nil {
+		r.talk.lastReply = map[string]time.Time{}
+	}
+	r.talk.lastReply[c.Room] = now
+	r.say(ctx, c.Room, reply)
 }
 
 // say posts a chat line (best effort).

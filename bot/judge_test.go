@@ -86,6 +86,12 @@ func TestChatCommandReplies(t *testing.T) {
 	if !strings.Contains(r, "ponderosa dev") {
 		t.Errorf("name: %q", r)
 	}
+	// With the setting on, the opponent may ask too.
+	v.EvalToOpponent = true
+	if r, _ = chatReply(roomPlayer, "alice", "!eval", v); !strings.Contains(r, "+0.35") {
+		t.Errorf("eval to the opponent with the setting on: %q", r)
+	}
+	v.EvalToOpponent = false
 	v.Eval = ""
 	if r, _ = chatReply(roomSpectator, "bob", "!eval", v); !strings.Contains(r, "No evaluation") {
 		t.Errorf("eval before search: %q", r)

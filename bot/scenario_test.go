@@ -226,7 +226,8 @@ func TestClaimVictory(t *testing.T) {
 
 func TestChatCommands(t *testing.T) {
 	t.Parallel()
-	h := setup(t, fakelichess.Options{}, nil)
+	// No cooldown here: three commands in a row get three answers.
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_CHAT_COOLDOWN": "0s"})
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
@@ -244,6 +245,33 @@ func TestChatCommands(t *testing.T) {
 	})
 	h.srv.OpponentResign(id)
 	h.waitOver(id, 10*time.Second)
+}
+
+// TestChatFloodGetsOneReply: fifty "!name" lines in the player room get
+// one answer per cooldown, not fifty requests (issue 13).
+func TestChatFloodGetsOneReply(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_CHAT_COOLDOWN": "1m", "PONDEROSA_GREETING": "none",
+		"PONDEROSA_GREETING_SPECTATOR": "none", "PONDEROSA_GOODBYE": "none", "PONDEROSA_GOODBYE_SPECTATOR": "none"})
+	h.start()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 2 })
+	for range 50 {
+		if err := h.srv.OpponentSay(id, "!name"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFor("an answer", 10*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.BotChat) > 0 })
+	// The bot's move after the flood is the event to wait on: the chat
+	// lines came before it on the stream.
+	g0, _ := h.srv.Game(id)
+	h.waitFor("the next move", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= len(g0.Moves)+2 })
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+	if n := h.srv.CountRequests("POST", "/api/bot/game/"+id+"/chat"); n != 1 {
+		t.Errorf("50 commands got %d chat requests, want 1", n)
+	}
 }
 
 func TestStreamDropsMidGame(t *testing.T) {

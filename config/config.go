@@ -129,6 +129,12 @@ type Chat struct {
 	Goodbye, GoodbyeSpectator   string
 	// Commands enables !help, !eval and !name in the chat.
 	Commands bool
+	// CommandCooldown is the least time between two command replies in one
+	// game and room; commands that arrive sooner get no reply.
+	CommandCooldown time.Duration
+	// EvalToOpponent lets !eval answer in the player room, telling the
+	// opponent our evaluation; otherwise only spectators get it.
+	EvalToOpponent bool
 }
 
 // Matchmaking holds the settings of challenging online bots when idle.

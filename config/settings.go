@@ -166,6 +166,13 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Chat.GoodbyeSpectator, err = parseMessage(v); return }},
 	{Setting: Setting{"PONDEROSA_CHAT_COMMANDS", "true", "answer !help, !eval and !name in the chat (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Chat.Commands, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_CHAT_COOLDOWN", "5s", "least time between two command replies in one game and chat room; commands sooner get none (0s to 10m)"},
+		set: func(c *Config, v string) (err error) {
+			c.Chat.CommandCooldown, err = parseDuration(v, 0, 10*time.Minute)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_CHAT_EVAL_OPPONENT", "false", "let !eval answer in the player room too, telling the opponent our evaluation (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Chat.EvalToOpponent, err = parseBool(v); return }},
 
 	// Matchmaking.
 	{Setting: Setting{"PONDEROSA_MATCHMAKING", "false", "challenge online bots when idle (true/false)"},

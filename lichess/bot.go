@@ -42,7 +42,7 @@ func (c *Client) Chat(ctx context.Context, gameID, room, text string) error {
 	if text == "" || utf8.RuneCountInString(text) > MaxChatLength {
 		return fmt.Errorf("lichess: chat text must be 1..%d characters, got %d", MaxChatLength, utf8.RuneCountInString(text))
 	}
-	return c.do(ctx, call{method: http.MethodPost, path: "/api/bot/game/{id}/chat",
+	return c.do(ctx, call{method: http.MethodPost, path: "/api/bot/game/{id}/chat", chat: true,
 		params: map[string]string{"id": gameID}, form: map[string]string{"room": room, "text": text}})
 }
 

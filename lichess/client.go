@@ -81,6 +81,13 @@ const (
 	DefaultBurst int        = 15
 )
 
+// ChatRate and ChatBurst size the default chat limiter: a line a second,
+// bursts of 5 (greetings to both rooms, a command reply).
+const (
+	ChatRate  rate.Limit = 1
+	ChatBurst int        = 5
+)
+
 // Clock is the time source for the 429 pause and for retry and reconnect
 // backoff. Tests inject a fake one; the zero Options use the real clock.
 type Clock interface {
@@ -118,6 +125,10 @@ type Options struct {
 	// Size it for the moves of every concurrent game: a bullet game posts
 	// about one move a second.
 	Limiter *rate.Limiter
+	// ChatLimiter is waited on before chat lines instead of Limiter, so
+	// that chat never takes the tokens moves need; nil means ChatRate with
+	// a burst of ChatBurst.
+	ChatLimiter *rate.Limiter
 	// Clock drives the 429 pause and backoff waits; nil means real time.
 	Clock Clock
 	// Logger receives warnings (skipped lines, retries, reconnects); nil
@@ -181,6 +192,9 @@ func New(opts Options) *Client {
 	}
 	if opts.Limiter == nil {
 		opts.Limiter = rate.NewLimiter(DefaultRate, DefaultBurst)
+	}
+	if opts.ChatLimiter == nil {
+		opts.ChatLimiter = rate.NewLimiter(ChatRate, ChatBurst)
 	}
 	if opts.Clock == nil {
 		opts.Clock = realClock{}
@@ -308,10 +322,10 @@ func family(method, path string, params map[string]string) string {
 // gameFamily reports whether a family belongs to one game.
 func gameFamily(f string) bool { return strings.Contains(f, " /api/bot/game/") }
 
-// wait blocks until family's pause is over and the limiter grants a token.
+// wait blocks until family's pause is over and lim grants a token.
 // When ctx's deadline comes before the end of the pause, it returns a
 // *RateLimitError at once: the request is not sent.
-func (c *Client) wait(ctx context.Context, method, path, family string) error {
+func (c *Client) wait(ctx context.Context, lim *rate.Limiter, method, path, family string) error {
 	for {
 		c.mu.Lock()
 		until := c.paused[family]
@@ -327,7 +341,7 @@ func (c *Client) wait(ctx context.Context, method, path, family string) error {
 			return err
 		}
 	}
-	return c.limiter.Wait(ctx)
+	return lim.Wait(ctx)
 }
 
 // pause stops family until now+d (a longer pause already set is kept).
@@ -365,6 +379,7 @@ type call struct {
 	body    string // raw text/plain body (token test)
 	out     any    // decoded from JSON on 2xx when non-nil
 	retry   bool   // safe to repeat after a network error or 5xx
+	chat    bool   // waits on the chat limiter, not the one moves use
 	timeout time.Duration
 }
 
@@ -477,7 +492,11 @@ func (c *Client) do(ctx context.Context, k call) error {
 func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 	fam := family(k.method, k.path, k.params)
 	path := expand(k.path, k.params)
-	if err := c.wait(ctx, k.method, path, fam); err != nil {
+	lim := c.limiter
+	if k.chat {
+		lim = c.opts.ChatLimiter
+	}
+	if err := c.wait(ctx, lim, k.method, path, fam); err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {
 			return false, err

@@ -3,10 +3,13 @@ package lichess_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
@@ -487,5 +490,25 @@ func TestGameStreamReconnectsAtOnce(t *testing.T) {
 		if d > 60*time.Millisecond {
 			t.Errorf("reconnect waited %v after a working connection (ReconnectMin 40ms)", d)
 		}
+	}
+}
+
+// TestChatNeverTakesMoveTokens: chat lines wait on their own limiter, so a
+// chatty game cannot delay a move (issue 13: 50 "!name" lines got 50
+// replies on the limiter the moves use).
+func TestChatNeverTakesMoveTokens(t *testing.T) {
+	// The main limiter has just the tokens the set-up and one move need.
+	e := setup(t, fakelichess.Options{}, lichess.Options{Limiter: rate.NewLimiter(rate.Every(time.Hour), 4)})
+	ctx := testCtx(t)
+	id, _, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	for i := range lichess.ChatBurst {
+		if err := e.c.Chat(ctx, id, "player", fmt.Sprintf("line %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := e.c.Move(mctx, id, "e2e4", false); err != nil {
+		t.Fatalf("move after %d chat lines: %v", lichess.ChatBurst, err)
 	}
 }

@@ -76,7 +76,7 @@ func readStream[T any](c *Client, ctx context.Context, path string, idle time.Du
 		return &fatalError{c.urlErr}
 	}
 	fam := "GET " + path
-	if err := c.wait(ctx, http.MethodGet, path, fam); err != nil {
+	if err := c.wait(ctx, c.limiter, http.MethodGet, path, fam); err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {
 			return err
