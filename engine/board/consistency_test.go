@@ -89,12 +89,17 @@ func walk(t *testing.T, p *Position, depth int, rng *rand.Rand) {
 	if depth == 0 {
 		return
 	}
+	forEachChild(p, func(child *Position) { walk(t, child, depth-1, rng) })
+}
+
+// forEachChild calls f with the position after each legal move of p.
+func forEachChild(p *Position, f func(child *Position)) {
 	var l MoveList
 	p.GenerateLegal(&l)
 	var child Position
 	for _, m := range l.Slice() {
 		p.MakeMove(m, &child)
-		walk(t, &child, depth-1, rng)
+		f(&child)
 	}
 }
 
@@ -210,13 +215,7 @@ func TestIsLegalExhaustive(t *testing.T) {
 			if raceEnabled {
 				continue
 			}
-			var l MoveList
-			p.GenerateLegal(&l)
-			var child Position
-			for _, m := range l.Slice() {
-				p.MakeMove(m, &child)
-				checkIsLegalExhaustive(t, &child)
-			}
+			forEachChild(&p, func(child *Position) { checkIsLegalExhaustive(t, child) })
 		}
 	}
 }
