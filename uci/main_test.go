@@ -2,12 +2,11 @@ package uci_test
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,37 +16,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if fuzzing() {
-		os.Exit(m.Run()) // fuzz workers run no test that needs the binary
-	}
-	dir, err := os.MkdirTemp("", "ponderosa-uci-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "ponderosa")
-	// go test puts its own GOROOT/bin first on PATH.
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	args := []string{"build", "-o", binary}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "../cmd/ponderosa")
-	build := exec.Command(goTool, args...)
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building ponderosa:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Build{Pkg: "../cmd/ponderosa", Out: &binary, Race: raceEnabled}))
 }
 
 // proc is the binary running under test, driven over pipes.
@@ -203,11 +172,3 @@ func tail(lines []string) []string {
 
 // fuzzing reports whether this test binary runs a fuzz target (or is one
 // of its workers), where building the ponderosa binary would only cost time.
-func fuzzing() bool {
-	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
-		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
-			return true
-		}
-	}
-	return false
-}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"github.com/ponderosa-chess/ponderosa/uci/match"
 )
 
@@ -22,22 +21,7 @@ import (
 var ponderosa string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "texel-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ponderosa = filepath.Join(dir, "ponderosa")
-	build := exec.Command("go", "build", "-o", ponderosa, "../ponderosa")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building ponderosa:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Build{Pkg: "../ponderosa", Out: &ponderosa}))
 }
 
 func TestQuietPositions(t *testing.T) {

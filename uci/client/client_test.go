@@ -3,10 +3,9 @@ package client
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,25 +16,7 @@ import (
 var relay string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "ponderosa-client-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	relay = filepath.Join(dir, "relay")
-	if f := flag.Lookup("test.fuzz"); f == nil || f.Value.String() == "" {
-		build := exec.Command("go", "build", "-o", relay, "./testdata/relay")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building the relay engine:", err)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Build{Pkg: "./testdata/relay", Out: &relay}))
 }
 
 // need returns the path of a Debian engine, skipping (or failing in CI)

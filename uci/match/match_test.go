@@ -3,16 +3,14 @@ package match
 import (
 	"bytes"
 	"context"
-	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 )
 
 // ponderosa is the binary built once by TestMain (without the race
@@ -20,26 +18,7 @@ import (
 var ponderosa string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if fuzzing() {
-		os.Exit(m.Run()) // fuzz workers run no test that needs the binary
-	}
-	dir, err := os.MkdirTemp("", "ponderosa-match-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ponderosa = filepath.Join(dir, "ponderosa")
-	build := exec.Command("go", "build", "-o", ponderosa, "../../cmd/ponderosa")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building ponderosa:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Build{Pkg: "../../cmd/ponderosa", Out: &ponderosa}))
 }
 
 func uciEngine(name string) EngineSpec {
@@ -273,14 +252,6 @@ func TestRulesHelpers(t *testing.T) {
 
 // fuzzing reports whether this test binary runs a fuzz target (or is one
 // of its workers), where building the ponderosa binary would only cost time.
-func fuzzing() bool {
-	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
-		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
-			return true
-		}
-	}
-	return false
-}
 
 // TestChess960Match plays Chess960 positions with castling rights: the
 // runner must switch UCI_Chess960 on and exchange king-takes-rook castling.
