@@ -47,7 +47,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -294,73 +293,6 @@ func (r restyLogger) Errorf(f string, v ...any) { r.l.Debug("resty: " + fmt.Spri
 func (r restyLogger) Warnf(f string, v ...any)  { r.l.Debug("resty: " + fmt.Sprintf(f, v...)) }
 func (r restyLogger) Debugf(f string, v ...any) { r.l.Debug("resty: " + fmt.Sprintf(f, v...)) }
 
-// Pauses returns the endpoint families paused by a 429 now, with the end of
-// each pause.
-func (c *Client) Pauses() map[string]time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.clock.Now()
-	out := map[string]time.Time{}
-	for f, t := range c.paused {
-		if t.After(now) {
-			out[f] = t
-		}
-	}
-	return out
-}
-
-// family is the key a 429 pauses: the method and path template, with the
-// game id filled in for game actions and game streams, which are paused per
-// game.
-func family(method, path string, params map[string]string) string {
-	if strings.HasPrefix(path, "/api/bot/game/") && params["id"] != "" {
-		path = strings.ReplaceAll(path, "{id}", params["id"])
-	}
-	return method + " " + path
-}
-
-// gameFamily reports whether a family belongs to one game.
-func gameFamily(f string) bool { return strings.Contains(f, " /api/bot/game/") }
-
-// wait blocks until family's pause is over and lim grants a token.
-// When ctx's deadline comes before the end of the pause, it returns a
-// *RateLimitError at once: the request is not sent.
-func (c *Client) wait(ctx context.Context, lim *rate.Limiter, method, path, family string) error {
-	for {
-		c.mu.Lock()
-		until := c.paused[family]
-		c.mu.Unlock()
-		d := until.Sub(c.clock.Now())
-		if d <= 0 {
-			break
-		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-			return &RateLimitError{Method: method, Path: path, Family: family, RetryAfter: d, Until: until, NotSent: true}
-		}
-		if err := c.clock.Sleep(ctx, d); err != nil {
-			return err
-		}
-	}
-	return lim.Wait(ctx)
-}
-
-// pause stops family until now+d (a longer pause already set is kept).
-func (c *Client) pause(family string, d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.clock.Now()
-	for f, t := range c.paused { // forget finished pauses
-		if !t.After(now) {
-			delete(c.paused, f)
-		}
-	}
-	until := now.Add(d)
-	if until.After(c.paused[family]) {
-		c.paused[family] = until
-	}
-	return c.paused[family]
-}
-
 // jitter returns d scaled by a random factor in [0.5, 1.5).
 func (c *Client) jitter(d time.Duration) time.Duration {
 	c.mu.Lock()
@@ -536,26 +468,6 @@ func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 		}
 	}
 	return false, nil
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	var d time.Duration
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		d = time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = max(t.Sub(now), 0)
-	} else {
-		return 0, false
-	}
-	return min(d, maxRetryAfter), true
 }
 
 // check turns a non-2xx status into a typed error; a plain 429 pauses its
