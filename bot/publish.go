@@ -18,9 +18,10 @@ const (
 	// publishEvery is the shortest interval between two encoded updates:
 	// changes in between are coalesced into one.
 	publishEvery = 100 * time.Millisecond
-	// refreshEvery re-publishes an unchanged state so that ages and the
-	// uptime stay fresh on open pages.
-	refreshEvery = 10 * time.Second
+	// refreshEvery re-publishes the state while pages are open, so that
+	// ages, the uptime and the event stream's state (read, not pushed)
+	// stay fresh.
+	refreshEvery = 5 * time.Second
 )
 
 // publisher is the one place where the bot's and the games' live state goes
@@ -33,17 +34,15 @@ type publisher struct {
 	hub   *live.Hub
 	dirty chan struct{} // capacity 1: "something changed"
 
-	mu          sync.Mutex
-	games       map[string]*live.GameView
-	challenges  []live.ChallengeView // oldest first
-	moves       []live.MoveSample    // oldest first
-	stream      string
-	streamSince time.Time
+	mu         sync.Mutex
+	games      map[string]*live.GameView
+	challenges []live.ChallengeView // oldest first
+	moves      []live.MoveSample    // oldest first
 }
 
 func newPublisher() *publisher {
 	return &publisher{hub: live.NewHub(0), dirty: make(chan struct{}, 1),
-		games: map[string]*live.GameView{}, stream: "connecting", streamSince: time.Now()}
+		games: map[string]*live.GameView{}}
 }
 
 // notify marks the state changed; it never blocks.
@@ -93,17 +92,6 @@ func (p *publisher) move(m live.MoveSample) {
 	p.notify()
 }
 
-// setStream records the event stream's state ("connected", "connecting",
-// "stopped").
-func (p *publisher) setStream(state string) {
-	p.mu.Lock()
-	if p.stream != state {
-		p.stream, p.streamSince = state, time.Now()
-	}
-	p.mu.Unlock()
-	p.notify()
-}
-
 func appendBounded[T any](s []T, v T, n int) []T {
 	if len(s) >= n {
 		s = slices.Delete(s, 0, len(s)-n+1)
@@ -124,7 +112,6 @@ func (p *publisher) fill(snap *live.Snapshot) {
 		snap.Bot.Challenges = append(snap.Bot.Challenges, p.challenges[i])
 	}
 	snap.Bot.Moves = slices.Clone(p.moves)
-	snap.Bot.Stream, snap.Bot.StreamSince = p.stream, p.streamSince
 	sort.Slice(snap.Games, func(i, j int) bool {
 		a, b := &snap.Games[i], &snap.Games[j]
 		if !a.Started.Equal(b.Started) {

@@ -188,10 +188,10 @@ func (s *Service) Run(ctx context.Context) error {
 		s.onReady(me)
 	}
 	s.stats.count(func(st *stats) { st.running = true })
-	s.pub.setStream("connected")
+	s.pub.notify()
 	loopErr := s.eventLoop(ctx, start)
 	s.stats.count(func(st *stats) { st.running = false })
-	s.pub.setStream("stopped")
+	s.pub.notify()
 
 	// Shutdown.
 	s.declineQueue()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,22 @@ func (s *Service) liveSnapshot() live.Snapshot {
 	b.Running, b.Pending, b.Queue = len(s.games), len(s.pending), len(s.queue)
 	s.mu.Unlock()
 	b.MaxGames = s.cfg.Policy.MaxGames
+	st := s.stats.Snapshot().EventStream
 	s.stats.mu.Lock()
+	switch {
+	case !s.stats.running:
+		b.Stream = "stopped"
+	case st.Connected:
+		b.Stream = "connected"
+	case st.Since.IsZero():
+		b.Stream = "connecting"
+	default:
+		b.Stream = "reconnecting"
+	}
+	b.StreamSince, b.StreamError = st.Since, st.LastError
+	if until := s.stats.botQuotaUntil; now.Before(until) {
+		b.Quota = append(b.Quota, live.QuotaView{Name: "bot-vs-bot games (daily)", Paused: until, Note: "used up: bot challenges declined with \"later\""})
+	}
 	b.Started = s.stats.started
 	b.Wins, b.Losses, b.Draws = s.stats.results["win"], s.stats.results["loss"], s.stats.results["draw"]
 	b.Overhead = s.stats.overhead
@@ -41,9 +57,15 @@ func (s *Service) liveSnapshot() live.Snapshot {
 			Color: r.Color, Result: r.Result, Status: r.Status, Plies: r.Moves, Ended: r.Ended})
 	}
 	s.stats.mu.Unlock()
-	if rl, ok := s.api.(interface{ RateLimitedUntil() time.Time }); ok {
-		if until := rl.RateLimitedUntil(); !until.IsZero() {
-			b.RateLimitedUntil = until
+	if c, ok := s.api.(interface{ Pauses() map[string]time.Time }); ok {
+		var fams []string
+		pauses := c.Pauses()
+		for f := range pauses {
+			fams = append(fams, f)
+		}
+		sort.Strings(fams)
+		for _, f := range fams {
+			b.Quota = append(b.Quota, live.QuotaView{Name: f, Paused: pauses[f], Note: "paused by a 429"})
 		}
 	}
 	return snap

@@ -26,9 +26,11 @@ type BotView struct {
 	Version string    `json:"version"`
 	Started time.Time `json:"started"`
 	// Stream is the state of the Lichess event stream: "connected",
-	// "connecting" or "stopped".
+	// "connecting", "reconnecting" or "stopped", since StreamSince;
+	// StreamError is why it last dropped.
 	Stream      string    `json:"stream"`
 	StreamSince time.Time `json:"stream_since"`
+	StreamError string    `json:"stream_error,omitempty"`
 	Running     int       `json:"games_running"`
 	Pending     int       `json:"challenges_accepted"` // accepted, waiting for gameStart
 	Queue       int       `json:"challenges_queued"`
@@ -45,20 +47,16 @@ type BotView struct {
 	Moves []MoveSample `json:"recent_moves"`
 	// Overhead is the move overhead learned so far.
 	Overhead time.Duration `json:"move_overhead_ns"`
-	// RateLimitedUntil is the end of a pause imposed by a 429 answer (zero
-	// when none is in force).
-	RateLimitedUntil time.Time `json:"rate_limited_until,omitzero"`
-	// Quota lists request budgets (name, used, limit), when the bot
-	// tracks them; empty otherwise.
-	Quota []QuotaView `json:"quota,omitempty"`
+	// Quota lists the limits in force: quotas used up and request
+	// families paused by a 429 (empty when none).
+	Quota []QuotaView `json:"limits"`
 }
 
-// QuotaView is one request budget.
+// QuotaView is one limit in force: a quota or a request family, paused
+// until Paused.
 type QuotaView struct {
 	Name   string    `json:"name"`
-	Used   int       `json:"used"`
-	Limit  int       `json:"limit"`
-	Paused time.Time `json:"paused_until,omitzero"`
+	Paused time.Time `json:"until"`
 	Note   string    `json:"note,omitempty"`
 }
 
