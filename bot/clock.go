@@ -117,8 +117,19 @@ func newOverheadLearner(base time.Duration) *overheadLearner {
 	return &overheadLearner{base: base, cached: base}
 }
 
-// Observe records one measured latency.
+// maxOverheadSample caps one sample: no move should lose more than this
+// to transport and scheduling, and a longer one (a stall, a pause waited
+// out) says nothing about the next move. Without the cap one 60 s request
+// set the overhead of every game to 1m15s.
+const maxOverheadSample = time.Second
+
+// Observe records one measured latency (negative ones are ignored, longer
+// ones than maxOverheadSample count as that).
 func (l *overheadLearner) Observe(d time.Duration) {
+	if d < 0 {
+		return
+	}
+	d = min(d, maxOverheadSample)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.samples[l.next] = d

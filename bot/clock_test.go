@@ -150,6 +150,21 @@ func TestOverheadLearner(t *testing.T) {
 	}
 }
 
+// TestOverheadSampleCapped: one 60 s request (a 429 pause waited out)
+// used to set the overhead of every game to 1m15s; a sample counts at
+// most maxOverheadSample, and a negative one not at all.
+func TestOverheadSampleCapped(t *testing.T) {
+	l := newOverheadLearner(30 * ms)
+	l.Observe(-5 * ms)
+	if got := l.Overhead(); got != 30*ms {
+		t.Errorf("after a negative sample: %v, want the base", got)
+	}
+	l.Observe(time.Minute)
+	if got, limit := l.Overhead(), maxOverheadSample+maxOverheadSample/4+2*ms; got > limit {
+		t.Errorf("after a 60 s sample: %v, want at most %v", got, limit)
+	}
+}
+
 func TestOverheadLearnerConcurrent(t *testing.T) {
 	l := newOverheadLearner(10 * ms)
 	var wg sync.WaitGroup

@@ -62,6 +62,7 @@ type postRecord struct {
 	measure     bool          // the charge is still to be measured
 	before, inc time.Duration // our clock when it became our turn; our increment
 	search      time.Duration
+	waited      time.Duration // spent waiting before the request went out (limiter, pause, retries)
 }
 
 // noteMoves updates the search side after the board changed: a rebuilt
@@ -81,7 +82,7 @@ func (r *gameRunner) noteMoves(rebuilt bool) {
 		// scheduling, the request) as the server saw it.
 		s.post.measure = false
 		now, _ := r.board.clockOf(r.us)
-		if charged := lp.before + lp.inc - now; charged > lp.search && charged-lp.search < 10*time.Second {
+		if charged := lp.before + lp.inc - now - lp.waited; charged > lp.search && charged-lp.search < 10*time.Second {
 			r.svc.overhead.Observe(charged - lp.search)
 		}
 	}
@@ -320,11 +321,20 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 		r.svc.beforeMove(r.id, j.ply)
 	}
 	uci := pos.UCI(out.res.Best)
+	var at lichess.Attempt
 	sent := time.Now()
-	err := r.svc.api.Move(ctx, r.id, uci, false)
+	err := r.svc.api.Move(lichess.WithAttempt(ctx, &at), r.id, uci, false)
 	posted := time.Now()
+	// The request's own round trip; time spent before it (the limiter, a
+	// 429 pause, retries) is no transport overhead and is left out of the
+	// learned overhead, here and in the clock charge measured later.
+	wire := at.Wire()
+	if wire == 0 {
+		wire = posted.Sub(sent)
+	}
+	waited := max(0, posted.Sub(sent)-wire)
 	internal := j.started.Sub(j.received) + sent.Sub(out.ended)
-	added := internal + posted.Sub(sent)
+	added := internal + wire
 	if err != nil {
 		r.svc.stats.count(func(s *stats) { s.moveErrors++ })
 		s.moveFails++
@@ -342,9 +352,9 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	}
 	s.moveFails = 0
 	s.post = postRecord{ply: j.ply + 1, pending: true, before: j.clock, inc: j.inc, search: out.ended.Sub(j.started),
-		measure: r.board.kind == realTime && j.ply >= 2 && j.clock > 0}
+		waited: waited, measure: r.board.kind == realTime && j.ply >= 2 && j.clock > 0}
 	r.svc.overhead.Observe(added)
-	r.svc.stats.addLatency(internal, posted.Sub(sent))
+	r.svc.stats.addLatency(internal, wire)
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
 	r.publishMove(moveSource(pos, out.res), j.ply+1, internal, posted.Sub(sent))
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,

@@ -435,6 +435,11 @@ func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 		}
 		return false, fmt.Errorf("lichess: %s %s: %w", k.method, k.path, err)
 	}
+	if a := attemptOf(ctx); a != nil {
+		a.Sent, a.Answered = time.Now(), time.Time{}
+		a.Attempts++
+		defer func() { a.Answered = time.Now() }()
+	}
 	actx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
 	req := c.r.R().SetContext(actx)

@@ -512,3 +512,26 @@ func TestChatNeverTakesMoveTokens(t *testing.T) {
 		t.Fatalf("move after %d chat lines: %v", lichess.ChatBurst, err)
 	}
 }
+
+// TestAttemptLeavesOutWaits: a call's Attempt times the request on the
+// wire, not the wait for the limiter before it (issue 13: the learned
+// move overhead counted such waits).
+func TestAttemptLeavesOutWaits(t *testing.T) {
+	e := setup(t, fakelichess.Options{}, lichess.Options{Limiter: rate.NewLimiter(rate.Every(2*time.Second), 3)})
+	ctx := testCtx(t)
+	id, _, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	// The set-up took 2 of 3 tokens; this chat-free call takes the third,
+	// the move then waits for a token.
+	if _, err := e.c.Account(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var at lichess.Attempt
+	began := time.Now()
+	if err := e.c.Move(lichess.WithAttempt(ctx, &at), id, "e2e4", false); err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(began)
+	if at.Attempts != 1 || at.Wire() <= 0 || at.Sent.Before(began) || total-at.Wire() < 100*time.Millisecond {
+		t.Errorf("attempt %+v (wire %v) in a call of %v that waited for the limiter", at, at.Wire(), total)
+	}
+}
