@@ -23,6 +23,17 @@ func (s *Server) botGame(w http.ResponseWriter, id string) *game {
 	return g
 }
 
+// ongoingBotGame returns the game named in the path if it is still going,
+// or answers 404 or 400 and returns nil. Call with s.mu held.
+func (s *Server) ongoingBotGame(w http.ResponseWriter, r *http.Request) *game {
+	g := s.botGame(w, r.PathValue("id"))
+	if g != nil && g.status != statusStarted {
+		writeError(w, http.StatusBadRequest, "This game is over")
+		return nil
+	}
+	return g
+}
+
 func (s *Server) handleMove(w http.ResponseWriter, r *http.Request) {
 	id, uci := r.PathValue("id"), r.PathValue("move")
 	s.mu.Lock()
@@ -105,27 +116,32 @@ func (s *Server) opponentAnswers(g *game, offers *[2]bool, decide func(GameInfo)
 }
 
 func (s *Server) handleDraw(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.botGame(w, r.PathValue("id"))
-	if g == nil {
-		return
-	}
-	if g.status != statusStarted {
-		writeError(w, http.StatusBadRequest, "This game is over")
-		return
-	}
-	opp := g.botColor.Other()
-	switch r.PathValue("accept") {
-	case "yes", "true":
+	s.handleYesNo(w, r, func(g *game) *[2]bool { return &g.draw }, func(g *game, opp board.Color) {
 		if g.draw[opp] {
 			s.finish(g, statusDraw, "")
 		} else {
 			s.botOffersDraw(g)
 		}
+	})
+}
+
+// handleYesNo serves the bot's answer to a draw offer or takeback request:
+// yes runs yes (accept the opponent's, or make one), no withdraws the
+// opponent's pending one from offers.
+func (s *Server) handleYesNo(w http.ResponseWriter, r *http.Request, offers func(*game) *[2]bool, yes func(g *game, opp board.Color)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.ongoingBotGame(w, r)
+	if g == nil {
+		return
+	}
+	opp := g.botColor.Other()
+	switch r.PathValue("accept") {
+	case "yes", "true":
+		yes(g, opp)
 	case "no", "false":
-		if g.draw[opp] {
-			g.draw[opp] = false
+		if o := offers(g); o[opp] {
+			o[opp] = false
 			s.pushGame(g.id, g.stateJSON(s, time.Now()))
 			s.notify()
 		}
@@ -164,41 +180,19 @@ func (s *Server) takeBack(g *game, proposer board.Color) {
 }
 
 func (s *Server) handleTakeback(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.botGame(w, r.PathValue("id"))
-	if g == nil {
-		return
-	}
-	if g.status != statusStarted {
-		writeError(w, http.StatusBadRequest, "This game is over")
-		return
-	}
-	opp := g.botColor.Other()
-	switch r.PathValue("accept") {
-	case "yes", "true":
+	s.handleYesNo(w, r, func(g *game) *[2]bool { return &g.takeback }, func(g *game, opp board.Color) {
 		if g.takeback[opp] {
 			s.takeBack(g, opp)
-			break
+			return
 		}
 		if len(g.moves) == 0 {
-			break
+			return
 		}
 		g.takeback[g.botColor] = true
 		s.pushGame(g.id, g.stateJSON(s, time.Now()))
 		s.notify()
 		s.opponentAnswers(g, &g.takeback, s.opts.AcceptTakeback, func() { s.takeBack(g, g.botColor) })
-	case "no", "false":
-		if g.takeback[opp] {
-			g.takeback[opp] = false
-			s.pushGame(g.id, g.stateJSON(s, time.Now()))
-			s.notify()
-		}
-	default:
-		writeError(w, http.StatusBadRequest, "Invalid value")
-		return
-	}
-	writeOK(w)
+	})
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -241,12 +235,8 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := s.botGame(w, r.PathValue("id"))
+	g := s.ongoingBotGame(w, r)
 	if g == nil {
-		return
-	}
-	if g.status != statusStarted {
-		writeError(w, http.StatusBadRequest, "This game is over")
 		return
 	}
 	if len(g.moves) < 2 {

@@ -275,12 +275,22 @@ func (s *Server) startFromChallenge(c *challenge) {
 	s.newGame(c.id, botColor, c.opp, c.spec)
 }
 
-func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// openIncoming returns the open challenge to the bot named in the path, or
+// answers 404 and returns nil. Call with s.mu held.
+func (s *Server) openIncoming(w http.ResponseWriter, r *http.Request) *challenge {
 	c := s.challenges[r.PathValue("id")]
 	if c == nil || !c.incoming || c.status != "created" {
 		writeError(w, http.StatusNotFound, "Challenge not found")
+		return nil
+	}
+	return c
+}
+
+func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.openIncoming(w, r)
+	if c == nil {
 		return
 	}
 	if !playable(c.spec.Variant) {
@@ -307,9 +317,8 @@ func (s *Server) handleDecline(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.challenges[r.PathValue("id")]
-	if c == nil || !c.incoming || c.status != "created" {
-		writeError(w, http.StatusNotFound, "Challenge not found")
+	c := s.openIncoming(w, r)
+	if c == nil {
 		return
 	}
 	c.status, c.reason = "declined", reason

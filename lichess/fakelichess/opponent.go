@@ -25,8 +25,7 @@ var pieceValue = [7]int{0, 1, 3, 3, 5, 9, 0}
 // plays a random move. seed makes it reproducible; it is safe for
 // concurrent games.
 func CapturesFirst(seed uint64) Opponent {
-	var mu sync.Mutex
-	rng := rand.New(rand.NewPCG(seed, seed^0xda3e39cb94b95bdb))
+	random := newPicker(seed, 0xda3e39cb94b95bdb)
 	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
 		pos := g.Position()
 		var l board.MoveList
@@ -59,17 +58,31 @@ func CapturesFirst(seed uint64) Opponent {
 		if best != board.NoMove {
 			return best
 		}
-		mu.Lock()
-		i := rng.IntN(l.N)
-		mu.Unlock()
-		return l.Moves[i]
+		return random.pick(&l)
 	}
+}
+
+// picker picks uniformly random moves, reproducibly from its seed; it is
+// safe for concurrent games.
+type picker struct {
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func newPicker(seed, salt uint64) *picker {
+	return &picker{rng: rand.New(rand.NewPCG(seed, seed^salt))}
+}
+
+// pick returns one of the l.N > 0 moves of l.
+func (p *picker) pick(l *board.MoveList) board.Move {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return l.Moves[p.rng.IntN(l.N)]
 }
 
 // RandomMover returns an opponent that plays uniformly random legal moves.
 func RandomMover(seed uint64) Opponent {
-	var mu sync.Mutex
-	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	random := newPicker(seed, 0x2545f4914f6cdd1d)
 	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
 		pos := g.Position()
 		var l board.MoveList
@@ -77,9 +90,7 @@ func RandomMover(seed uint64) Opponent {
 		if l.N == 0 {
 			return board.NoMove
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		return l.Moves[rng.IntN(l.N)]
+		return random.pick(&l)
 	}
 }
 
