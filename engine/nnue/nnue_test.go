@@ -54,7 +54,7 @@ func kernels(t *testing.T, net *Network, f func(t *testing.T, net *Network)) {
 }
 
 func TestQuantisedMatchesFloat(t *testing.T) {
-	fn := NewRandomFloatNet(64, 1)
+	fn := NewRandomFloatNet(32, 1)
 	net, err := fn.Quantize()
 	if err != nil {
 		t.Fatal(err)
@@ -178,8 +178,8 @@ func TestIncrementalMatchesRefresh(t *testing.T) {
 	}
 	kernels(t, net, func(t *testing.T, net *Network) {
 		rng := rand.New(rand.NewPCG(6, 7))
-		for i := range 200 {
-			checkIncremental(t, net, rng, testFENs[i%len(testFENs)], 80)
+		for i := range 100 {
+			checkIncremental(t, net, rng, testFENs[i%len(testFENs)], 60)
 		}
 	})
 }
