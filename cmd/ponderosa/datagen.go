@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
 )
 
@@ -34,6 +35,7 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
 	seed := fs.Uint64("seed", 1, "random seed (mixed with the file's record count, so a resumed run plays new games)")
 	every := fs.Duration("progress", 30*time.Second, "interval of the progress lines")
+	evalFile := fs.String("evalfile", "", "play with this NNUE instead of the hand-crafted evaluation (the next network's data from the last)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,10 +52,19 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("datagen: %w", err)
 		}
 	}
-	_, err := nnuedata.Generate(ctx, nnuedata.GenConfig{
+	cfg := nnuedata.GenConfig{
 		Path: *out, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
 		Games: *games, Seed: *seed, Progress: env.Stdout, Every: *every,
-	})
+	}
+	if *evalFile != "" {
+		net, err := nnue.Load(*evalFile)
+		if err != nil {
+			return fmt.Errorf("datagen: %w", err)
+		}
+		cfg.Options.Net = net
+		fmt.Fprintf(env.Stdout, "datagen: playing with %s (%s)\n", *evalFile, net.ID())
+	}
+	_, err := nnuedata.Generate(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("datagen: %w", err)
 	}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+)
+
+func TestDatagenTrainBench(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.bin")
+	out, _, err := runCmd(t, "", "datagen", "--out", data, "--games", "2", "--workers", "2", "--nodes", "64")
+	if err != nil {
+		t.Fatalf("datagen: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "datagen: done: games 2") {
+		t.Fatalf("datagen printed %q", out)
+	}
+	netPath := filepath.Join(dir, "n.nnue")
+	out, _, err = runCmd(t, "", "train", "--data", data, "--out", netPath, "--hidden", "16", "--epochs", "2",
+		"--batch", "32", "--val-every", "5", "--threads", "2")
+	if err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "epoch 2: train loss") || !strings.Contains(out, "train: wrote "+netPath) {
+		t.Fatalf("train printed %q", out)
+	}
+	if _, err := nnue.Load(netPath); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, "", "bench", "--depth", "3", "--evalfile", netPath)
+	if err != nil || !strings.Contains(out, " nodes ") {
+		t.Fatalf("bench --evalfile: %v\n%s", err, out)
+	}
+	if _, errOut, err := runCmd(t, "", "bench", "--evalfile", data); err == nil {
+		t.Errorf("bench with a data file as network succeeded: %s", errOut)
+	}
+	if _, _, err := runCmd(t, "", "train", "--data", data); err == nil {
+		t.Error("train without --out succeeded")
+	}
+}
