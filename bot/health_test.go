@@ -1,13 +1,16 @@
 package bot
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
@@ -140,5 +143,66 @@ func TestUnplayableStartPosition(t *testing.T) {
 	g := h.waitOver(bad, 5*time.Second)
 	if g.Status != "aborted" || h.srv.CountRequests("POST", "/api/bot/game/"+bad+"/abort") == 0 {
 		t.Errorf("unplayable game: status %s, %d abort requests", g.Status, h.srv.CountRequests("POST", "/api/bot/game/"+bad+"/abort"))
+	}
+}
+
+// TestMemoryBudgetCheckedAtStart: 64 games × 4096 MiB of hash (256 GiB)
+// used to be accepted; the service refuses to start, saying why.
+func TestMemoryBudgetCheckedAtStart(t *testing.T) {
+	avail, ok := engine.AvailableMemory()
+	if !ok {
+		t.Skip("available memory cannot be measured here")
+	}
+	if avail > 64*engine.HashBytes(4096) {
+		t.Skipf("%d MiB available: 64 games of 4096 MiB fit", avail>>20)
+	}
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "64", "PONDEROSA_HASH_MB": "4096"})
+	svc := newService(h.cfg, h.client, Options{})
+	err := svc.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "PONDEROSA_MAX_GAMES (64) × PONDEROSA_HASH_MB (4096 MiB)") || !errors.Is(err, engine.ErrNoMemory) {
+		t.Errorf("Run = %v, want a refusal naming both settings", err)
+	}
+	if n := h.srv.CountRequests("GET", "/"); n != 0 {
+		t.Errorf("%d requests before the refusal", n)
+	}
+}
+
+// TestEnginePoolBoundsMemory: at most max full-size engines exist (in
+// games and free); games beyond the limit (resumed, or started elsewhere)
+// get a minimal hash table that is not kept.
+func TestEnginePoolBoundsMemory(t *testing.T) {
+	p := &enginePool{opts: botEngineOptions(4), max: 2}
+	e1, f1 := p.get()
+	_, f2 := p.get()
+	e3, f3 := p.get()
+	if !f1 || !f2 || f3 {
+		t.Fatalf("full-size engines: %v %v %v, want the first two", f1, f2, f3)
+	}
+	if got := e3.Options().HashMB; got != engine.MinHashMB {
+		t.Errorf("engine beyond the limit has %d MiB of hash, want %d", got, engine.MinHashMB)
+	}
+	p.put(e3, false)
+	p.put(e1, true)
+	if e4, f4 := p.get(); e4 != e1 || !f4 {
+		t.Error("the free full-size engine was not reused")
+	}
+	if p.made != 2 || len(p.free) != 0 {
+		t.Errorf("made %d, free %d", p.made, len(p.free))
+	}
+	p.discard(true)
+	if _, f := p.get(); !f {
+		t.Error("a discarded engine's place was not freed")
+	}
+}
+
+// TestThreadsFollowGOMAXPROCS: with no thread count set, the bot uses the
+// CPUs the process may use, not runtime.NumCPU (which ignores a
+// container's CPU quota).
+func TestThreadsFollowGOMAXPROCS(t *testing.T) {
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_THREADS": "0"})
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	if got := newService(h.cfg, h.client, Options{}).threads; got != 1 {
+		t.Errorf("threads %d with GOMAXPROCS 1 (NumCPU %d)", got, runtime.NumCPU())
 	}
 }

@@ -95,12 +95,12 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	}
 	threads := cfg.Engine.Threads
 	if threads <= 0 {
-		threads = runtime.NumCPU()
+		threads = runtime.GOMAXPROCS(0) // the CPUs this process may use (a container's quota), not the machine's
 	}
 	return &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
 		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
-		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB)},
+		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
 		mm: newMatchmaker(cfg.Matchmaking),
@@ -135,6 +135,9 @@ func checkAccount(ctx context.Context, api lichessAPI) (*lichess.User, error) {
 // for the next start to resume. It returns an error when the account check
 // fails or the event stream fails for good.
 func (s *Service) Run(ctx context.Context) error {
+	if err := checkMemoryBudget(s.cfg.Policy.MaxGames, s.cfg.Engine.HashMB); err != nil {
+		return err
+	}
 	me, err := checkAccount(ctx, s.api)
 	if err != nil {
 		return err
@@ -457,8 +460,12 @@ func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{
 // playGame runs one game with an engine from the pool. A panic ends this
 // game only: it is logged, the game is resigned, and the engine discarded.
 func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}) {
-	eng := s.engines.get()
+	eng, full := s.engines.get()
 	r := newGameRunner(s, id, eng)
+	if !full {
+		r.log.Warn("more games than PONDEROSA_MAX_GAMES at once (resumed, or started elsewhere): this one gets a minimal hash table so that memory stays within the budget",
+			"max_games", s.cfg.Policy.MaxGames, "hash_mb", engine.MinHashMB)
+	}
 	defer s.pub.endGame(id) // after the runner and its searches ended
 	defer func() {
 		if p := recover(); p != nil {
@@ -473,12 +480,13 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 			}
 			cancel()
 			s.stats.gameEnded(id, nil)
-			return // the engine may be in a bad state: do not reuse it
+			s.engines.discard(full) // the engine may be in a bad state: do not reuse it
+			return
 		}
 		if r.phase != over {
 			s.stats.gameEnded(id, nil)
 		}
-		s.engines.put(eng)
+		s.engines.put(eng, full)
 	}()
 	if err := r.run(ctx, leave); err != nil {
 		r.log.Error("game stopped", "err", err)
@@ -512,31 +520,71 @@ func botEngineOptions(hashMB int) engine.Options {
 	return o
 }
 
-// enginePool reuses engines (and their hash tables) across games.
+// enginePool reuses engines (and their hash tables) across games. At most
+// max engines with the configured hash exist at once, in games or free:
+// the memory checked at start (checkMemoryBudget). Games beyond max —
+// resumed at start, or started elsewhere (gameStart events are played
+// whatever the limit) — get an engine with the smallest hash, which is
+// not kept.
 type enginePool struct {
 	opts engine.Options
+	max  int
 	mu   sync.Mutex
 	free []*engine.Engine
+	made int // full-size engines in existence
 }
 
-func (p *enginePool) get() *engine.Engine {
+// get returns an engine and whether it is a full-size one.
+func (p *enginePool) get() (*engine.Engine, bool) {
 	p.mu.Lock()
 	var e *engine.Engine
 	if n := len(p.free); n > 0 {
 		e, p.free = p.free[n-1], p.free[:n-1]
 	}
-	p.mu.Unlock()
-	if e == nil {
-		return engine.New(p.opts)
+	full := e != nil || p.made < max(1, p.max)
+	if e == nil && full {
+		p.made++
 	}
-	e.NewGame()
-	return e
+	p.mu.Unlock()
+	switch {
+	case e != nil:
+		e.NewGame()
+		return e, true
+	case full:
+		return engine.New(p.opts), true
+	}
+	small := p.opts
+	small.HashMB = engine.MinHashMB
+	return engine.New(small), false
 }
 
-func (p *enginePool) put(e *engine.Engine) {
+// put gives an engine back after its game.
+func (p *enginePool) put(e *engine.Engine, full bool) {
+	if !full {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.free = append(p.free, e)
+}
+
+// discard forgets an engine that is not given back.
+func (p *enginePool) discard(full bool) {
+	if full {
+		p.mu.Lock()
+		p.made--
+		p.mu.Unlock()
+	}
+}
+
+// checkMemoryBudget refuses to start when PONDEROSA_MAX_GAMES engines with
+// PONDEROSA_HASH_MB each would not fit in the memory available.
+func checkMemoryBudget(games, hashMB int) error {
+	need := uint64(games) * engine.HashBytes(hashMB)
+	if err := engine.CheckMemory(need); err != nil {
+		return fmt.Errorf("PONDEROSA_MAX_GAMES (%d) × PONDEROSA_HASH_MB (%d MiB) needs %d MiB of hash tables: %w; lower one of them", games, hashMB, need>>20, err)
+	}
+	return nil
 }
 
 // newStatusServer serves the status endpoint with its timeouts set: a

@@ -54,9 +54,9 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.URL, err = parseBaseURL(v); return }},
 
 	// Engine.
-	{Setting: Setting{"PONDEROSA_HASH_MB", "32", "transposition table size per game, MB (1 to 4096)"},
+	{Setting: Setting{"PONDEROSA_HASH_MB", "32", "transposition table size per game, MB (1 to 4096); PONDEROSA_MAX_GAMES of them must fit in the memory available at start"},
 		set: func(c *Config, v string) (err error) { c.Engine.HashMB, err = parseInt(v, 1, 4096); return }},
-	{Setting: Setting{"PONDEROSA_THREADS", "0", "search threads shared by all games (0 = one per CPU, up to 256)"},
+	{Setting: Setting{"PONDEROSA_THREADS", "0", "search threads shared by all games (0 = one per CPU the process may use, as GOMAXPROCS says: a container's CPU quota counts; up to 256)"},
 		set: func(c *Config, v string) (err error) { c.Engine.Threads, err = parseInt(v, 0, 256); return }},
 	{Setting: Setting{"PONDEROSA_MOVE_OVERHEAD", "50ms", "starting estimate of the time lost per move to the network; the bot raises it from measured latency (0 to 10s)"},
 		set: func(c *Config, v string) (err error) {
