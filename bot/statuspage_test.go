@@ -298,6 +298,15 @@ func TestStatusPageManyReaders(t *testing.T) {
 	if n := h.svc.pub.hub.Subscribers(); n != 200 {
 		t.Errorf("%d subscribers: want only the stalled reader dropped", n)
 	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), "ponderosa_status_readers 200\n") || !strings.Contains(string(metrics), "ponderosa_moves_total ") {
+		t.Errorf("metrics:\n%s", metrics)
+	}
 	mu.Lock()
 	if received < 200*10<<10 {
 		t.Errorf("the readers received %d bytes in all", received)
@@ -352,5 +361,23 @@ func TestStatusPasswordFileErrors(t *testing.T) {
 		if _, err := readPassword(path); err == nil {
 			t.Errorf("readPassword(%s) accepted", path)
 		}
+	}
+}
+
+// TestStatusPageWarnsWithoutAuth: on an address that is not a loopback
+// one, a status page without basic auth is served with a warning in the
+// log.
+func TestStatusPageWarnsWithoutAuth(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, nil)
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skipf("cannot listen on all interfaces here: %v", err)
+	}
+	h.statusLn = ln
+	h.start()
+	h.stop()
+	if !strings.Contains(h.logs.String(), "the status page is open to the network without authentication") {
+		t.Errorf("no warning in the log:\n%s", h.logs.String())
 	}
 }

@@ -90,7 +90,13 @@ func (s *Service) statusHandler() (http.Handler, error) {
 	counters := s.stats.handler()
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", counters)
-	mux.Handle("GET /metrics", counters)
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		s.stats.writeMetrics(w)
+		hub := s.pub.hub
+		fmt.Fprintf(w, "# HELP ponderosa_status_readers Status pages following the live updates.\n# TYPE ponderosa_status_readers gauge\nponderosa_status_readers %d\n", hub.Subscribers())
+		fmt.Fprintf(w, "# HELP ponderosa_status_readers_dropped_total Status page readers dropped for falling behind.\n# TYPE ponderosa_status_readers_dropped_total counter\nponderosa_status_readers_dropped_total %d\n", hub.Dropped())
+	})
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		snap := s.liveSnapshot()
 		w.Header().Set("Content-Type", "application/json")
