@@ -25,15 +25,7 @@ func TestHealthFollowsTheEventStream(t *testing.T) {
 	defer h.stop()
 	ts := httptest.NewServer(h.svc.stats.handler())
 	defer ts.Close()
-	get := func(path string) (int, string) {
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	get := func(path string) (int, string) { return httpGet(t, ts.URL+path) }
 	// A challenge the bot declines went through the open stream.
 	streamWorks := func() {
 		id := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "atomic", ClockLimit: time.Minute})

@@ -135,15 +135,7 @@ func TestStatusEndpoint(t *testing.T) {
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	h.waitAccepted(id)
 	h.waitFor("moves", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
-	get := func(path string) (int, string) {
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	get := func(path string) (int, string) { return httpGet(t, ts.URL+path) }
 	if code, body := get("/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("healthz: %d %q", code, body)
 	}
@@ -175,6 +167,18 @@ func TestStatusEndpoint(t *testing.T) {
 	if !strings.Contains(body, `"result": "win"`) {
 		t.Errorf("recent results after the game: %s", body)
 	}
+}
+
+// httpGet returns the status and body of a GET of url.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // TestSearchPanicLogsItsStack makes a search panic inside the engine: the

@@ -1,13 +1,11 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/internal/testlog"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
@@ -25,22 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func long() bool { return os.Getenv("PONDEROSA_LONG") == "1" }
 
 // syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testlog.Buffer
 
 // harness is a fake Lichess, the real client and a running Service.
 type harness struct {

@@ -1,7 +1,6 @@
 package lichess_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ponderosa-chess/ponderosa/internal/testlog"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
@@ -17,22 +17,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testlog.Buffer
 
 type env struct {
 	srv *fakelichess.Server

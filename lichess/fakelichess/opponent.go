@@ -26,13 +26,7 @@ var pieceValue = [7]int{0, 1, 3, 3, 5, 9, 0}
 // concurrent games.
 func CapturesFirst(seed uint64) Opponent {
 	random := newPicker(seed, 0xda3e39cb94b95bdb)
-	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
-		pos := g.Position()
-		var l board.MoveList
-		pos.GenerateLegal(&l)
-		if l.N == 0 {
-			return board.NoMove
-		}
+	return fromLegal(func(pos *board.Position, l *board.MoveList) board.Move {
 		best, bestVal := board.NoMove, -1
 		for _, m := range l.Slice() {
 			var child board.Position
@@ -58,7 +52,21 @@ func CapturesFirst(seed uint64) Opponent {
 		if best != board.NoMove {
 			return best
 		}
-		return random.pick(&l)
+		return random.pick(l)
+	})
+}
+
+// fromLegal makes an opponent of choose, which gets the position and its
+// legal moves (at least one); without a legal move the opponent resigns.
+func fromLegal(choose func(pos *board.Position, l *board.MoveList) board.Move) Opponent {
+	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
+		pos := g.Position()
+		var l board.MoveList
+		pos.GenerateLegal(&l)
+		if l.N == 0 {
+			return board.NoMove
+		}
+		return choose(&pos, &l)
 	}
 }
 
@@ -83,15 +91,7 @@ func (p *picker) pick(l *board.MoveList) board.Move {
 // RandomMover returns an opponent that plays uniformly random legal moves.
 func RandomMover(seed uint64) Opponent {
 	random := newPicker(seed, 0x2545f4914f6cdd1d)
-	return func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
-		pos := g.Position()
-		var l board.MoveList
-		pos.GenerateLegal(&l)
-		if l.N == 0 {
-			return board.NoMove
-		}
-		return random.pick(&l)
-	}
+	return fromLegal(func(_ *board.Position, l *board.MoveList) board.Move { return random.pick(l) })
 }
 
 // Scripted plays the given UCI moves as the opponent's 1st, 2nd, … moves
