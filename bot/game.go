@@ -217,6 +217,8 @@ func playerName(p lichess.GamePlayer) string {
 		return p.Name
 	case p.AILevel > 0:
 		return fmt.Sprintf("Stockfish level %d", p.AILevel)
+	case p.ID == "":
+		return lichess.AnonymousName // lila shows a logged-out player as {}
 	}
 	return p.ID
 }

@@ -323,7 +323,7 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	uci := pos.UCI(out.res.Best)
 	var at lichess.Attempt
 	sent := time.Now()
-	err := r.svc.api.Move(lichess.WithAttempt(ctx, &at), r.id, uci, false)
+	err := r.sendMove(lichess.WithAttempt(ctx, &at), j, uci) // a 429 is retried within our clock (game_retry.go)
 	posted := time.Now()
 	// The request's own round trip; time spent before it (the limiter, a
 	// 429 pause, retries) is no transport overhead and is left out of the
@@ -356,9 +356,9 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	r.svc.overhead.Observe(added)
 	r.svc.stats.addLatency(internal, wire)
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
-	r.publishMove(moveSource(pos, out.res), j.ply+1, internal, posted.Sub(sent))
+	r.publishMove(moveSource(pos, out.res), j.ply+1, internal, wire)
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
-		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(posted.Sub(sent)))
+		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(wire))
 	if r.phase == leaving {
 		return true
 	}

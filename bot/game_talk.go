@@ -168,11 +168,12 @@ func (r *gameRunner) later(what string, f func(context.Context) error) {
 	}
 }
 
-// act runs a best-effort game action with a timeout, logging failures.
+// act runs a best-effort game action with a timeout, logging failures; a
+// 429 is retried within the timeout (game_retry.go).
 func (r *gameRunner) act(ctx context.Context, what string, f func(context.Context) error) {
 	c, cancel := context.WithTimeout(ctx, actionTimeout)
 	defer cancel()
-	if err := f(c); err != nil && ctx.Err() == nil {
+	if err := r.retryRateLimited(c, what, f); err != nil && ctx.Err() == nil {
 		r.log.Warn(what+" failed", "err", err)
 	}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func TestDayInTheLife(t *testing.T) {
 func TestAnonymousChallengers(t *testing.T) {
 	t.Parallel()
 	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(50*time.Millisecond, sparringEngine(200))},
-		map[string]string{"PONDEROSA_ACCEPT_BOTS": "false"})
+		map[string]string{"PONDEROSA_ACCEPT_BOTS": "false", "PONDEROSA_GREETING": "Good luck, {opponent}!"})
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{Anonymous: true, ClockLimit: time.Minute, Color: "white"})
 	h.waitAccepted(id)
@@ -133,6 +134,9 @@ func TestAnonymousChallengers(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "challenger=Anonymous") {
 		t.Error("the log does not name the anonymous challenger")
 	}
+	if g, _ := h.srv.Game(id); !slices.ContainsFunc(g.BotChat, func(s string) bool { return strings.Contains(s, "Anonymous") }) {
+		t.Errorf("the greeting does not name the anonymous opponent: %q", g.BotChat)
+	}
 
 	h2 := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_ACCEPT_ANONYMOUS": "false"})
 	h2.start()
@@ -143,4 +147,27 @@ func TestAnonymousChallengers(t *testing.T) {
 	}
 	human := h2.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	h2.waitAccepted(human)
+}
+
+// TestRateLimitedChat: a 429 on a game action (here the greeting) is
+// retried within the game: Lichess did not post it, so posting again
+// cannot double it. A 5xx is not retried (the client's rule for chat).
+func TestRateLimitedChat(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{Opponent: fakelichess.Slow(50*time.Millisecond, sparringEngine(200))}, nil)
+	h.start()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
+	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/chat", Status: 429})
+	h.waitAccepted(id)
+	h.waitFor("greeting posted", 10*time.Second, func() bool {
+		g, _ := h.srv.Game(id)
+		return slices.ContainsFunc(g.BotChat, func(s string) bool { return strings.Contains(s, "Good luck") })
+	})
+	if n := h.srv.CountRequests("POST", "/api/bot/game/"+id+"/chat"); n < 2 {
+		t.Errorf("%d chat requests: the 429 was not retried", n)
+	}
+	if err := h.srv.OpponentResign(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(id, 10*time.Second)
 }

@@ -389,18 +389,26 @@ func TestRateLimitedMove(t *testing.T) {
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 20 * time.Second, Color: "white"})
 	h.waitAccepted(id)
-	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 429})
+	// Two 429s in a row on this game's moves: the game retries the same
+	// move with backoff within its clock; nothing else stops.
+	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 429, Count: 2})
 	h.waitFor("some moves", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 6 })
+	// The game waited for the pause itself (about lichess.GameActionPause
+	// per 429, real time): the client never slept a minute.
 	clock.mu.Lock()
 	longest := clock.longest
 	clock.mu.Unlock()
-	// A 429 on a move pauses this game's moves only, briefly: never the
-	// minute-long stop of an endpoint family.
-	if longest < lichess.GameActionPause/2 || longest >= lichess.RateLimitPause {
-		t.Errorf("after a 429 on a move the client waited at most %v, want about %v", longest, lichess.GameActionPause)
+	if longest >= lichess.RateLimitPause {
+		t.Errorf("after a 429 on a move the client waited %v", longest)
 	}
-	if n := h.srv.CountRequests("POST", "/api/bot/game/"+id+"/move"); n < 3 {
+	if n := h.srv.CountRequests("POST", "/api/bot/game/"+id+"/move"); n < 5 {
 		t.Errorf("%d move requests", n)
+	}
+	if snap := h.svc.Snapshot(); snap.MoveRetries != 2 || snap.MoveErrors != 0 {
+		t.Errorf("after two 429s: %d retries, %d move errors; want 2 and 0", snap.MoveRetries, snap.MoveErrors)
+	}
+	if !strings.Contains(h.logs.String(), "retrying this game's move") {
+		t.Error("no retry in the log")
 	}
 	h.srv.OpponentResign(id)
 	g := h.waitOver(id, 10*time.Second)

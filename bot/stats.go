@@ -22,12 +22,13 @@ type stats struct {
 	mu      sync.Mutex
 	started time.Time
 
-	internal   latencyRing // event received → move request sent, minus the search
-	roundTrip  latencyRing // move request sent → Lichess's answer
-	moves      uint64
-	moveErrors uint64
-	ponderHit  uint64
-	ponderMiss uint64
+	internal    latencyRing // event received → move request sent, minus the search
+	roundTrip   latencyRing // move request sent → Lichess's answer
+	moves       uint64
+	moveErrors  uint64
+	moveRetries uint64 // moves posted again after a 429
+	ponderHit   uint64
+	ponderMiss  uint64
 
 	challenges map[string]uint64 // "accept", "queue", "decline:<reason>"
 	results    map[string]uint64 // win, loss, draw, aborted
@@ -213,6 +214,7 @@ type Snapshot struct {
 	Challenges  map[string]uint64   `json:"challenges"`
 	Moves       uint64              `json:"moves"`
 	MoveErrors  uint64              `json:"move_errors"`
+	MoveRetries uint64              `json:"move_retries"` // moves posted again after a 429
 	PonderHit   uint64              `json:"ponder_hits"`
 	PonderMiss  uint64              `json:"ponder_misses"`
 	Overhead    time.Duration       `json:"move_overhead_ns"`
@@ -237,7 +239,7 @@ func (s *stats) Snapshot() Snapshot {
 	snap := Snapshot{
 		Healthy: s.running && st.Connected, EventStream: st, Uptime: time.Since(s.started).Round(time.Second).String(),
 		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
-		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors,
+		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
 		Limits: s.limitsLocked(time.Now()),
 	}
@@ -302,6 +304,8 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_moves_total %d", snap.Moves)
 	metric("ponderosa_move_errors_total", "counter", "Moves Lichess rejected or that failed to post.")
 	p("ponderosa_move_errors_total %d", snap.MoveErrors)
+	metric("ponderosa_move_retries_total", "counter", "Moves posted again after a 429 (retried within the game's clock).")
+	p("ponderosa_move_retries_total %d", snap.MoveRetries)
 	metric("ponderosa_ponder_total", "counter", "Ponder searches by outcome.")
 	p("ponderosa_ponder_total{outcome=\"hit\"} %d", snap.PonderHit)
 	p("ponderosa_ponder_total{outcome=\"miss\"} %d", snap.PonderMiss)

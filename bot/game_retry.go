@@ -1,0 +1,92 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
+)
+
+// Move retries after a 429: the client pauses this game's moves (for
+// Retry-After, or lichess.GameActionPause); the game waits with backoff and
+// posts again while its clock allows. Nothing else waits: other games'
+// moves are other endpoint families.
+const (
+	moveRetryFirst = 250 * time.Millisecond
+	moveRetryMax   = 4 * time.Second
+	// moveRetryAttempts bounds the retries of a game without a clock.
+	moveRetryAttempts = 20
+)
+
+// sendMove posts uci for the search job j. A 429 on the move is retried
+// with backoff, never past the moment our clock would run out (its state's
+// arrival plus our time, less the learned overhead): the retry's deadline
+// makes the client refuse to wait past it. It returns the error of the
+// last attempt; a lichess.Attempt in ctx records that attempt's own round
+// trip, so the waits never teach the overhead learner.
+func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string) (err error) {
+	var deadline time.Time
+	if r.board.kind == realTime && j.clock > 0 {
+		deadline = j.received.Add(j.clock - r.svc.overhead.Overhead())
+	}
+	backoff := moveRetryFirst
+	for attempt := 1; ; attempt++ {
+		mctx, cancel := ctx, context.CancelFunc(func() {})
+		if !deadline.IsZero() {
+			mctx, cancel = context.WithDeadline(ctx, deadline)
+		}
+		err = r.svc.api.Move(mctx, r.id, uci, false)
+		cancel()
+		var rl *lichess.RateLimitError
+		if err == nil || !errors.As(err, &rl) || rl.Quota() || ctx.Err() != nil {
+			return err
+		}
+		wait := max(backoff, rl.RetryAfter) // RetryAfter: the pause left, on the client's clock
+		if (!deadline.IsZero() && time.Now().Add(wait).After(deadline)) || (deadline.IsZero() && attempt >= moveRetryAttempts) {
+			r.log.Warn("move rate limited and the clock allows no retry", "move", uci, "err", err)
+			return err
+		}
+		r.log.Warn("move rate limited (429); retrying this game's move", "move", uci, "wait", wait.Round(time.Millisecond), "attempt", attempt)
+		r.svc.stats.count(func(s *stats) { s.moveRetries++ })
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		backoff = min(backoff*2, moveRetryMax)
+	}
+}
+
+// actionRetries is how many times a game action (draw, takeback, abort,
+// claim, chat) is posted again after a 429, within actionTimeout.
+const actionRetries = 3
+
+// retryRateLimited runs a game action, posting it again after a plain 429
+// (the answer means Lichess did not act on it, so even a chat line is
+// safe to repeat) with backoff, while ctx's deadline allows.
+func (r *gameRunner) retryRateLimited(ctx context.Context, what string, f func(context.Context) error) error {
+	backoff := moveRetryFirst
+	for attempt := 0; ; attempt++ {
+		err := f(ctx)
+		var rl *lichess.RateLimitError
+		if err == nil || !errors.As(err, &rl) || rl.Quota() || attempt >= actionRetries {
+			return err
+		}
+		wait := max(backoff, rl.RetryAfter)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return err
+		}
+		r.log.Warn(what+" rate limited (429); retrying", "wait", wait.Round(time.Millisecond))
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		backoff = min(backoff*2, moveRetryMax)
+	}
+}
