@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 func defaultConfig(t testing.TB, extra map[string]string) config.Config {
@@ -133,4 +134,26 @@ func TestPolicyLoad(t *testing.T) {
 	if got := Decide(o, &p, 2, 1); got.Reason != ReasonVariant {
 		t.Errorf("busy + horde: %+v", got)
 	}
+}
+
+// FuzzDecideFEN: the challenge policy reads a start position from the
+// network; it never panics, and declines with "standard" exactly the
+// positions the engine cannot set up.
+func FuzzDecideFEN(f *testing.F) {
+	for _, s := range []string{"", "startpos", board.StartFEN, "not a fen",
+		"4k3/8/8/8/8/QQ1Q4/PPPPPPPP/4K3 w KQkq - 0 1",
+		"QQQQQQQQ/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/QQQQQQQQ/K6k b - - 0 1"} {
+		f.Add(s)
+	}
+	p := defaultConfig(f, nil).Policy
+	f.Fuzz(func(t *testing.T, fen string) {
+		o := blitz()
+		o.Variant, o.Rated, o.FEN = "fromPosition", false, fen
+		d := Decide(o, &p, 0, 0)
+		_, err := board.ParseFEN(fen)
+		unplayable := fen != "" && fen != "startpos" && err != nil
+		if unplayable != (d == Decision{Decline, ReasonStandard}) {
+			t.Fatalf("FEN %q (parse error %v): decision %v %q", fen, err, d.Verdict, d.Reason)
+		}
+	})
 }
