@@ -48,16 +48,23 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 		return errUsage
 	}
 	c.Progress = env.Stdout
-	_, _, err := nnuetrain.Train(ctx, c)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	m, _, err := nnuetrain.Train(ctx, c)
+	if errors.Is(err, context.Canceled) {
+		// Interrupted: the files of the last finished epoch stand.
+		done := 0
+		if m != nil {
+			done = m.Epoch
+		}
+		fmt.Fprintf(env.Stdout, "train: interrupted during epoch %d; the checkpoint and network of epoch %d stand\n", done+1, done)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	if err == nil {
-		if n, lerr := nnue.Load(c.Out); lerr == nil {
-			fmt.Fprintf(env.Stdout, "train: wrote %s (%s, N=%d)\n", c.Out, n.ID(), n.Hidden())
-		} else {
-			return fmt.Errorf("train: %w", lerr)
-		}
+	n, err := nnue.Load(c.Out)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
-	return err
+	fmt.Fprintf(env.Stdout, "train: wrote %s (%s, N=%d)\n", c.Out, n.ID(), n.Hidden())
+	return nil
 }
