@@ -106,6 +106,10 @@ func usableClock(ours, inc, overhead time.Duration) time.Duration {
 // all games (the network is the same) and safe for concurrent use.
 type overheadLearner struct {
 	base time.Duration
+	// onChange, if set, receives the estimate and the samples after each
+	// observation (the service saves them for the next start); it is
+	// called without the lock held.
+	onChange func(estimate time.Duration, samples []time.Duration)
 
 	mu      sync.Mutex
 	samples [64]time.Duration
@@ -131,7 +135,36 @@ func (l *overheadLearner) Observe(d time.Duration) {
 	}
 	d = min(d, maxOverheadSample)
 	l.mu.Lock()
+	l.add(d)
+	est, samples := l.cached, l.ordered()
+	l.mu.Unlock()
+	if l.onChange != nil {
+		l.onChange(est, samples)
+	}
+}
+
+// restore replays samples saved by an earlier run, oldest first (the
+// latest len(l.samples) count).
+func (l *overheadLearner) restore(samples []time.Duration) {
+	l.mu.Lock()
 	defer l.mu.Unlock()
+	for _, d := range samples {
+		l.add(max(d, 0))
+	}
+}
+
+// ordered returns the samples oldest first. Call with l.mu held.
+func (l *overheadLearner) ordered() []time.Duration {
+	out := make([]time.Duration, 0, l.n)
+	if l.n == len(l.samples) {
+		out = append(out, l.samples[l.next:]...)
+		return append(out, l.samples[:l.next]...)
+	}
+	return append(out, l.samples[:l.n]...)
+}
+
+// add records one sample and updates the estimate. Call with l.mu held.
+func (l *overheadLearner) add(d time.Duration) {
 	l.samples[l.next] = d
 	l.next = (l.next + 1) % len(l.samples)
 	if l.n < len(l.samples) {

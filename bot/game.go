@@ -40,6 +40,7 @@ type gameRunner struct {
 	board  boardSync
 	search searchState
 	talk   talkState
+	memory gameMemory // for the store (memory.go)
 }
 
 // gamePhase is where a runner is in its life.
@@ -274,17 +275,20 @@ func (r *gameRunner) finish(ctx context.Context, st *lichess.GameState) {
 		"duration", time.Since(r.began).Round(time.Millisecond))
 	r.svc.stats.gameEnded(r.id, &GameResult{ID: r.id, Opponent: r.opponent, Color: string(ourColor),
 		Result: result, Status: string(st.Status), Moves: ply, Ended: time.Now()})
+	pgn := ""
 	if st.Status != lichess.StatusAborted {
 		r.say(ctx, roomPlayer, r.svc.cfg.Chat.Goodbye)
 		r.say(ctx, roomSpectator, r.svc.cfg.Chat.GoodbyeSpectator)
-		r.savePGN(st)
+		pgn = r.savePGN(st)
 	}
+	r.remember(st, result, pgn)
 }
 
-func (r *gameRunner) savePGN(st *lichess.GameState) {
+// savePGN writes the game's PGN file and returns its path ("" when none).
+func (r *gameRunner) savePGN(st *lichess.GameState) string {
 	dir := r.svc.cfg.PGNDir
 	if dir == "" {
-		return
+		return ""
 	}
 	f, b := r.full, &r.board
 	rec := &gameRecord{
@@ -304,7 +308,8 @@ func (r *gameRunner) savePGN(st *lichess.GameState) {
 	name, err := savePGN(dir, rec)
 	if err != nil {
 		r.log.Warn("PGN not saved", "err", err)
-		return
+		return ""
 	}
 	r.log.Debug("PGN saved", "file", name)
+	return name
 }

@@ -356,7 +356,9 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	r.svc.overhead.Observe(added)
 	r.svc.stats.addLatency(internal, wire)
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
-	r.publishMove(moveSource(pos, out.res), j.ply+1, internal, wire)
+	source := moveSource(pos, out.res)
+	r.noteMove(source, out.ended.Sub(j.started))
+	r.publishMove(source, j.ply+1, internal, wire)
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
 		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(wire))
 	if r.phase == leaving {

@@ -62,6 +62,7 @@ func (s *Service) botGamesExhausted() bool { return time.Now().Before(s.stats.bo
 // declines the bot challenges waiting in the queue.
 func (s *Service) quotaReached(ctx context.Context, rl *lichess.RateLimitError) {
 	s.log.Warn("quota reached: "+rl.Key, "until", rl.Until, "msg", rl.Message)
+	s.rememberQuota(rl)
 	if rl.Key != botQuotaKey {
 		return
 	}

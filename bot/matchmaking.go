@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
@@ -34,11 +35,18 @@ type matchmaker struct {
 	outAt     time.Time
 	pauseTill time.Time
 	refused   map[string]time.Time // bot id → leave it alone until
+	mem       store.Store          // remembers refused across restarts
 }
 
-func newMatchmaker(cfg config.Matchmaking) matchmaker {
+func newMatchmaker(cfg config.Matchmaking, mem store.Store) matchmaker {
 	return matchmaker{cfg: cfg, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6d6d)),
-		refused: map[string]time.Time{}}
+		refused: map[string]time.Time{}, mem: mem}
+}
+
+// refuse leaves the bot alone until until, and remembers why.
+func (m *matchmaker) refuse(id string, until time.Time, reason string) {
+	m.refused[id] = until
+	m.mem.SetRefusal(store.Refusal{Opponent: id, Reason: reason, Until: until})
 }
 
 // gone forgets our challenge id once it became a game or was cancelled.
@@ -58,7 +66,7 @@ func (m *matchmaker) declined(id string, reason lichess.DeclineReason, log *slog
 		pause = laterPause
 	}
 	log.Info("matchmaking challenge declined", "opponent", m.outTo, "reason", reason, "retry_after", pause)
-	m.refused[m.outTo] = time.Now().Add(pause)
+	m.refuse(m.outTo, time.Now().Add(pause), string(reason))
 	m.out = ""
 }
 
@@ -81,7 +89,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		s.mu.Lock()
 		delete(s.pending, m.out)
 		s.mu.Unlock()
-		m.refused[m.outTo] = now.Add(laterPause)
+		m.refuse(m.outTo, now.Add(laterPause), "unanswered")
 		m.out = ""
 	}
 	switch {
@@ -132,7 +140,7 @@ func (s *Service) matchmake(ctx context.Context) {
 	if d, ok := lichess.OpponentLimited(err); ok {
 		// The other bot used up its games: leave it alone until its reset.
 		s.log.Info("matchmaking: the opponent is out of bot games", "opponent", opp.Username, "retry_after", d.Round(time.Second))
-		m.refused[strings.ToLower(opp.ID)] = now.Add(max(d, time.Minute))
+		m.refuse(strings.ToLower(opp.ID), now.Add(max(d, time.Minute)), "out of bot games")
 		return
 	}
 	switch {
@@ -146,7 +154,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		return
 	case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 		s.log.Info("matchmaking: challenge refused", "opponent", opp.Username, "err", err)
-		m.refused[strings.ToLower(opp.ID)] = now.Add(refusedPause)
+		m.refuse(strings.ToLower(opp.ID), now.Add(refusedPause), "challenge refused")
 		return
 	case err != nil:
 		s.log.Warn("matchmaking: challenge failed", "opponent", opp.Username, "err", err)
@@ -155,6 +163,8 @@ func (s *Service) matchmake(ctx context.Context) {
 	}
 	s.log.Info("matchmaking challenge", "challenge_id", ch.ID, "opponent", opp.Username, "time_control", tc.String(), "rated", m.cfg.Rated)
 	m.out, m.outTo, m.outAt = ch.ID, strings.ToLower(opp.ID), now
+	m.mem.AddChallenge(store.Challenge{ID: ch.ID, At: now, Outgoing: true, Opponent: m.outTo, Variant: "standard",
+		Speed: speed, Rated: m.cfg.Rated, Decision: "sent"})
 	s.mu.Lock()
 	s.pending[ch.ID] = now
 	s.mu.Unlock()

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/lichess"
@@ -44,6 +45,9 @@ type Options struct {
 	// listener opened on the configured PONDEROSA_STATUS_ADDR (the sandbox
 	// uses it); Run closes it.
 	StatusListener net.Listener
+	// Store is the memory across restarts (bot/store); nil = a fresh
+	// in-memory one (nothing survives the process). The caller closes it.
+	Store store.Store
 }
 
 // Service is the bot. Create it with New and run it with Run.
@@ -57,6 +61,7 @@ type Service struct {
 	pub      *publisher
 	statusLn net.Listener
 	overhead *overheadLearner
+	mem      store.Store
 	engines  *enginePool
 	threads  int
 	book     *Book // nil without a book
@@ -97,14 +102,23 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0) // the CPUs this process may use (a container's quota), not the machine's
 	}
-	return &Service{
-		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady,
+	mem := opts.Store
+	if mem == nil {
+		mem = store.NewMemory()
+	}
+	s := &Service{
+		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady, mem: mem,
 		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
 		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
-		mm: newMatchmaker(cfg.Matchmaking),
+		mm: newMatchmaker(cfg.Matchmaking, mem),
 	}
+	s.stats.memory = mem.Health
+	s.overhead.onChange = func(estimate time.Duration, samples []time.Duration) {
+		mem.SetOverhead(store.Overhead{Estimate: estimate, Samples: samples, At: time.Now()})
+	}
+	return s
 }
 
 // Snapshot returns the current figures: live games, results, latency.
@@ -151,6 +165,7 @@ func (s *Service) Run(ctx context.Context) error {
 		defer b.Close()
 		s.book = b
 	}
+	s.restoreMemory(time.Now())
 	s.log.Info("bot ready", "account", me.Username, "max_games", s.cfg.Policy.MaxGames, "threads", s.threads,
 		"hash_mb", s.cfg.Engine.HashMB, "ponder", s.cfg.Engine.Ponder, "shutdown", s.cfg.Shutdown.Mode)
 
@@ -352,6 +367,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		key += ":" + d.Reason
 	}
 	s.stats.count(func(st *stats) { st.challenges[key]++ })
+	s.rememberChallenge(c, false, d.Verdict.String(), d.Reason)
 	s.pub.challenge(s.challengeView(c, d))
 	log.Info("challenge", "decision", d.Verdict.String(), "reason", d.Reason, "variant", c.Variant.Key,
 		"speed", c.Speed, "time_control", c.TimeControl.Show, "rated", c.Rated)

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/internal/testlog"
 	"github.com/ponderosa-chess/ponderosa/lichess"
@@ -36,8 +37,10 @@ type harness struct {
 	logs   *syncBuffer
 	// statusLn, when set before start, serves the status page.
 	statusLn net.Listener
-	cancel   context.CancelFunc
-	done     chan error
+	// store, when set before start, is the service's memory.
+	store  store.Store
+	cancel context.CancelFunc
+	done   chan error
 }
 
 // setup starts a fake Lichess with opts; env adds settings to the bot's
@@ -86,7 +89,7 @@ func (h *harness) start() {
 	ready := make(chan struct{})
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h.svc = newService(h.cfg, h.client, Options{Logger: log, Version: "ponderosa test",
-		OnReady: func(*lichess.User) { close(ready) }, StatusListener: h.statusLn})
+		OnReady: func(*lichess.User) { close(ready) }, StatusListener: h.statusLn, Store: h.store})
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan error, 1)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
@@ -21,6 +22,7 @@ const maxLatencySamples = 1 << 16
 type stats struct {
 	mu      sync.Mutex
 	started time.Time
+	memory  func() store.Health // the store's health; nil = none
 
 	internal    latencyRing // event received → move request sent, minus the search
 	roundTrip   latencyRing // move request sent → Lichess's answer
@@ -121,6 +123,20 @@ func summarize(sample []time.Duration, count uint64, sum, maxD time.Duration) La
 	return out
 }
 
+// maxRecent is how many finished games the status endpoint lists.
+const maxRecent = 50
+
+// restoreRecent lists a game of an earlier run among the recent results
+// (oldest first); it counts nowhere else.
+func (s *stats) restoreRecent(r GameResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recent = append(s.recent, r)
+	if len(s.recent) > maxRecent {
+		s.recent = s.recent[len(s.recent)-maxRecent:]
+	}
+}
+
 func newStats(stream func() lichess.StreamState) *stats {
 	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{},
 		live: map[string]*LiveGame{}, stream: stream}
@@ -194,8 +210,8 @@ func (s *stats) gameEnded(id string, r *GameResult) {
 		s.flagLosses++
 	}
 	s.recent = append(s.recent, *r)
-	if len(s.recent) > 50 {
-		s.recent = s.recent[len(s.recent)-50:]
+	if len(s.recent) > maxRecent {
+		s.recent = s.recent[len(s.recent)-maxRecent:]
 	}
 }
 
@@ -225,6 +241,9 @@ type Snapshot struct {
 	// Limits are Lichess's limits in force, e.g. "bot-vs-bot games
 	// exhausted until 17:05" (local time).
 	Limits []string `json:"limits,omitempty"`
+	// MemoryDegraded says why the bot's memory across restarts is not
+	// being saved (bot/store); empty when it is.
+	MemoryDegraded string `json:"memory_degraded,omitempty"`
 }
 
 // Snapshot returns a copy of the current figures.
@@ -242,6 +261,9 @@ func (s *stats) Snapshot() Snapshot {
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
 		Limits: s.limitsLocked(time.Now()),
+	}
+	if s.memory != nil {
+		snap.MemoryDegraded = s.memory().Reason
 	}
 	for _, g := range s.live {
 		snap.Live = append(snap.Live, *g)
@@ -346,6 +368,14 @@ func (s *stats) handler() http.Handler {
 			}
 			http.Error(w, msg, http.StatusServiceUnavailable)
 		default:
+			// A store that failed does not stop play: the bot is healthy,
+			// and says what it no longer remembers.
+			if s.memory != nil {
+				if h := s.memory(); h.Degraded {
+					io.WriteString(w, "degraded: "+h.Reason+"\n")
+					return
+				}
+			}
 			io.WriteString(w, "ok\n")
 		}
 	})

@@ -36,6 +36,10 @@ type Config struct {
 
 	// PGNDir is the folder for one PGN file per finished game; empty = off.
 	PGNDir string
+	// DataDir holds the bot's memory across restarts (ponderosa.db); empty
+	// = in memory only. HistoryDays is how long games are kept there.
+	DataDir     string
+	HistoryDays int
 	// LogFormat is "text" or "json"; LogLevel the minimum level logged.
 	LogFormat string
 	LogLevel  slog.Level

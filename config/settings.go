@@ -192,6 +192,10 @@ var settings = []setting{
 	// Records and operations.
 	{Setting: Setting{"PONDEROSA_PGN_DIR", "pgn", "folder for one PGN file per finished game (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.PGNDir, err = parsePath(v); return }},
+	{Setting: Setting{"PONDEROSA_DATA_DIR", "ponderosa-data", "folder of the bot's memory across restarts, the SQLite file ponderosa.db (\"none\" = in memory only)"},
+		set: func(c *Config, v string) (err error) { c.DataDir, err = parsePath(v); return }},
+	{Setting: Setting{"PONDEROSA_HISTORY_DAYS", "365", "days of games and challenges kept in the data directory, pruned daily (1 to 36500)"},
+		set: func(c *Config, v string) (err error) { c.HistoryDays, err = parseInt(v, 1, 36500); return }},
 	{Setting: Setting{"PONDEROSA_LOG_FORMAT", "text", "log format: text or json"},
 		set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {

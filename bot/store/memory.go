@@ -22,11 +22,13 @@ type Memory struct {
 	overhead *Overhead
 	refusals map[string]Refusal
 	health   Health
+	changed  chan struct{} // closed and replaced at every change
 }
 
 // NewMemory returns an empty, healthy Memory.
 func NewMemory() *Memory {
-	return &Memory{ids: map[string]struct{}{}, quotas: map[string]QuotaWindow{}, refusals: map[string]Refusal{}}
+	return &Memory{ids: map[string]struct{}{}, quotas: map[string]QuotaWindow{}, refusals: map[string]Refusal{},
+		changed: make(chan struct{})}
 }
 
 // Fallback returns an empty Memory that reports itself degraded for the
@@ -38,6 +40,21 @@ func Fallback(err error) *Memory {
 	return m
 }
 
+// Changed returns a channel closed at the next change of the memory (a
+// game, a window, the overhead, a refusal, the health): wait on it, then
+// read what changed.
+func (m *Memory) Changed() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.changed
+}
+
+// notify wakes the waiters of Changed. Call with m.mu held.
+func (m *Memory) notify() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+}
+
 // AddGame implements Store.
 func (m *Memory) AddGame(g Game) {
 	g.Opponent = strings.ToLower(g.Opponent)
@@ -45,6 +62,7 @@ func (m *Memory) AddGame(g Game) {
 	g.Flags = slices.Clone(g.Flags)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.notify()
 	if _, dup := m.ids[g.ID]; dup {
 		i := slices.IndexFunc(m.games, func(x Game) bool { return x.ID == g.ID })
 		m.games = slices.Delete(m.games, i, i+1)
@@ -78,6 +96,7 @@ func (m *Memory) AddChallenge(Challenge) {}
 func (m *Memory) SetQuota(w QuotaWindow) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.notify()
 	if w.Until.IsZero() || !w.Until.After(time.Now()) {
 		delete(m.quotas, w.Key)
 		return
@@ -109,6 +128,7 @@ func (m *Memory) SetOverhead(o Overhead) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.notify()
 	m.overhead = &o
 }
 
@@ -129,6 +149,7 @@ func (m *Memory) SetRefusal(r Refusal) {
 	r.Opponent = strings.ToLower(r.Opponent)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.notify()
 	m.refusals[r.Opponent] = r
 }
 
@@ -203,6 +224,7 @@ func (m *Memory) Health() Health {
 func (m *Memory) degrade(reason string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer m.notify()
 	if !m.health.Degraded {
 		m.health = Health{Degraded: true, Reason: reason}
 	}

@@ -79,29 +79,31 @@ const (
 
 // Game is a finished game as the bot saw it.
 type Game struct {
-	ID             string
-	Started, Ended time.Time
-	Speed          string // Lichess speed: bullet, blitz, ..., correspondence
-	Variant        string // Lichess variant key
-	Rated          bool
-	Color          string // our colour: white or black
-	Opponent       string // the opponent's Lichess id (lower case)
-	OpponentName   string // as shown (user name, or "Stockfish level 3")
-	OpponentTitle  string // BOT, GM, ... or empty
-	OpponentRating int    // 0 when unknown
-	OpponentBot    bool
-	OurRating      int    // 0 when unknown
-	Result         string // Win, Loss, Draw or Aborted
-	Termination    string // Lichess status: mate, resign, outoftime, ...
-	Plies          int
+	ID             string    `json:"id"`
+	Started        time.Time `json:"started"`
+	Ended          time.Time `json:"ended"`
+	Speed          string    `json:"speed"`   // Lichess speed: bullet, blitz, ..., correspondence
+	Variant        string    `json:"variant"` // Lichess variant key
+	Rated          bool      `json:"rated"`
+	Color          string    `json:"color"`           // our colour: white or black
+	Opponent       string    `json:"opponent"`        // the opponent's Lichess id (lower case)
+	OpponentName   string    `json:"opponent_name"`   // as shown (user name, or "Stockfish level 3")
+	OpponentTitle  string    `json:"opponent_title"`  // BOT, GM, ... or empty
+	OpponentRating int       `json:"opponent_rating"` // 0 when unknown
+	OpponentBot    bool      `json:"opponent_bot"`
+	OurRating      int       `json:"our_rating"`  // 0 when unknown
+	Result         string    `json:"result"`      // Win, Loss, Draw or Aborted
+	Termination    string    `json:"termination"` // Lichess status: mate, resign, outoftime, ...
+	Plies          int       `json:"plies"`
 	// Sources counts our moves by where they came from (book, engine, ...).
-	Sources map[string]int
-	// Flags are short markers: "resumed", "crashed", ...
-	Flags []string
+	Sources map[string]int `json:"sources,omitempty"`
+	// Flags are short markers: "resumed", ...
+	Flags []string `json:"flags,omitempty"`
 	// ThinkTotal and ThinkMax are the time our searches took in the game.
-	ThinkTotal, ThinkMax time.Duration
+	ThinkTotal time.Duration `json:"think_total_ns"`
+	ThinkMax   time.Duration `json:"think_max_ns"`
 	// PGN is the path of the game's PGN file, if one was written.
-	PGN string
+	PGN string `json:"pgn,omitempty"`
 }
 
 // Challenge is a challenge the bot received or sent, with the decision.

@@ -16,6 +16,7 @@ import (
 	"github.com/joho/godotenv"
 
 	"github.com/ponderosa-chess/ponderosa/bot"
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
@@ -87,7 +88,9 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	if _, err := bot.CheckAccount(ctx, client); err != nil {
 		return err
 	}
-	svc := bot.New(cfg, client, bot.Options{Logger: log, Version: version})
+	mem, closeMem := openStore(cfg, log)
+	defer closeMem()
+	svc := bot.New(cfg, client, bot.Options{Logger: log, Version: version, Store: mem})
 	return svc.Run(ctx)
 }
 
@@ -155,4 +158,24 @@ func upgradeAccount(ctx context.Context, client *lichess.Client, env *Env, yes b
 	}
 	fmt.Fprintf(env.Stdout, "%s is now a BOT account. Start the bot with 'ponderosa bot'.\n", me.Username)
 	return nil
+}
+
+// openStore opens the bot's memory in PONDEROSA_DATA_DIR. A database that
+// cannot be opened (a read-only or full disk, a newer schema) never stops
+// the bot: it is logged once and the bot runs in memory, degraded.
+func openStore(cfg config.Config, log *slog.Logger) (store.Store, func()) {
+	if cfg.DataDir == "" {
+		return store.NewMemory(), func() {}
+	}
+	db, err := store.Open(cfg.DataDir, store.Options{Logger: log, HistoryDays: cfg.HistoryDays})
+	if err != nil {
+		log.Error("the bot's memory cannot be saved; playing on in memory", "data_dir", cfg.DataDir, "err", err)
+		return store.Fallback(err), func() {}
+	}
+	log.Info("memory", "file", db.Path(), "history_days", cfg.HistoryDays)
+	return db, func() {
+		if err := db.Close(); err != nil {
+			log.Warn("closing the database", "err", err)
+		}
+	}
 }

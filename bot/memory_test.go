@@ -1,0 +1,154 @@
+package bot
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/bot/store"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
+)
+
+// TestMemoryAcrossRestart plays against the fake Lichess with the memory
+// in a real SQLite file, stops the bot, starts a new one on the same file,
+// and checks what the restart must not forget: the games against each
+// opponent (what the per-opponent caps count), the bot-vs-bot quota
+// window (no accept call walks into the same 429), the learned move
+// overhead and the recent results.
+func TestMemoryAcrossRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := setup(t, fakelichess.Options{BotGameQuota: 2, BotGameQuotaWindow: time.Hour},
+		map[string]string{"PONDEROSA_PONDER": "false", "PONDEROSA_QUEUE": "0"})
+	open := func() *store.DB {
+		db, err := store.Open(dir, store.Options{HistoryDays: 365})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() }) // after the service stops (cleanups run last first)
+		return db
+	}
+	bob := fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Bob", Title: "BOT", Rating: 2000},
+		ClockLimit: time.Minute, Color: "white"}
+	accepts := func(id string) int { return h.srv.CountRequests("POST", "/api/challenge/"+id+"/accept") }
+
+	db := open()
+	h.store = db
+	h.start()
+	for range 2 {
+		id := h.srv.Challenge(bob)
+		h.waitAccepted(id)
+		h.waitFor("moves played", 30*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 8 })
+		if err := h.srv.OpponentResign(id); err != nil {
+			t.Fatal(err)
+		}
+		h.waitOver(id, 10*time.Second)
+	}
+	waitMemory(t, db, "games recorded", 10*time.Second, func() bool { return db.GamesAgainst("bob", time.Time{}) == 2 })
+	third := h.srv.Challenge(bob) // meets the quota: one accept call, then "later"
+	h.waitFor("third answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(third); return st != "created" })
+	if st, reason := h.challengeStatus(third); st != "declined" || reason != ReasonLater || accepts(third) != 1 {
+		t.Fatalf("challenge over the quota: %s %q after %d accept calls", st, reason, accepts(third))
+	}
+	overhead := h.svc.overhead.Overhead()
+	if o, ok := db.Overhead(); !ok || o.Estimate != overhead || len(o.Samples) == 0 {
+		t.Fatalf("overhead saved: %+v %v, learned %v", o, ok, overhead)
+	}
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new process: a new Service on the reopened file.
+	db = open()
+	h.store = db
+	h.start()
+	if n, s := db.GamesAgainst("BOB", time.Now().Add(-time.Hour)), db.StreakAgainst("bob"); n != 2 || s != 2 {
+		t.Errorf("after the restart: %d games against bob in the last hour, %d in a row; want 2 and 2", n, s)
+	}
+	// (The samples are kept in microseconds.)
+	if got := h.svc.overhead.Overhead(); (got - overhead).Abs() > 2*time.Microsecond {
+		t.Errorf("overhead after the restart: %v, want %v", got, overhead)
+	}
+	snap := h.svc.Snapshot()
+	if len(snap.Limits) != 1 || !strings.HasPrefix(snap.Limits[0], "bot-vs-bot games exhausted until") {
+		t.Errorf("limits after the restart: %q", snap.Limits)
+	}
+	if len(snap.Recent) != 2 || snap.Recent[1].Result != "win" || snap.Recent[1].Opponent != "Bob" {
+		t.Errorf("recent results after the restart: %+v", snap.Recent)
+	}
+	if snap.MemoryDegraded != "" {
+		t.Errorf("memory degraded: %s", snap.MemoryDegraded)
+	}
+	// The quota window is honoured without asking Lichess again.
+	id := h.srv.Challenge(bob)
+	h.waitFor("bot challenge declined", 5*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+	if st, reason := h.challengeStatus(id); st != "declined" || reason != ReasonLater || accepts(id) != 0 {
+		t.Errorf("bot challenge after the restart: %s %q, %d accept calls", st, reason, accepts(id))
+	}
+	g := db.RecentGames(1)[0]
+	if g.Opponent != "bob" || g.OpponentTitle != "BOT" || !g.OpponentBot || g.OpponentRating != 2000 || g.Result != store.Win ||
+		g.Termination != "resign" || g.Plies < 8 || g.Sources["engine"] == 0 || g.ThinkTotal <= 0 || g.PGN == "" {
+		t.Errorf("game recorded: %+v", g)
+	}
+}
+
+// waitMemory waits until cond holds, looking again at every change of m.
+func waitMemory(t *testing.T, m interface{ Changed() <-chan struct{} }, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		ch := m.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("%s: not within %v", what, within)
+		}
+	}
+}
+
+// TestMemoryDegraded: a bot whose database could not be opened plays on in
+// memory, and /healthz and /status say so.
+func TestMemoryDegraded(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_PONDER": "false"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.statusLn = ln
+	mem := store.Fallback(errors.New("open ponderosa-data/ponderosa.db: read-only file system"))
+	h.store = mem
+	h.start()
+	var body string
+	h.waitFor("healthz answers", 10*time.Second, func() bool {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return resp.StatusCode == http.StatusOK
+	})
+	if want := "degraded: in memory only (nothing is saved): open ponderosa-data/ponderosa.db: read-only file system\n"; body != want {
+		t.Errorf("healthz: %q, want %q", body, want)
+	}
+	if d := h.svc.Snapshot().MemoryDegraded; !strings.Contains(d, "read-only file system") {
+		t.Errorf("status memory_degraded: %q", d)
+	}
+	g := h.play(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol", Rating: 1500},
+		ClockLimit: 20 * time.Second, Color: "white"}, 60*time.Second)
+	checkFair(t, g)
+	waitMemory(t, mem, "the game in memory", 10*time.Second, func() bool { return mem.GamesAgainst("carol", time.Time{}) == 1 })
+}
