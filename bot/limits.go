@@ -24,6 +24,20 @@ import (
 //   - a plain 429 pauses only its endpoint family in the client; an accept
 //     refused that way is declined with "later" rather than left hanging.
 
+// LimitsNote explains, for `ponderosa bot --settings`, how the bot meets
+// Lichess's rate limits and quotas (no setting changes it).
+const LimitsNote = `Lichess limits (not settings; see the README, "Rate limits and quotas"):
+  - a plain 429 pauses only its endpoint family (e.g. accepting challenges) for Retry-After,
+    or a minute; a 429 on a game's move or action is retried within that game while its
+    clock allows; no 429 ever stops the moves of running games.
+  - the daily bot-vs-bot quota (100 games, key bot.vsBot.day): once met, bot challenges are
+    declined at once with "later" until its reset, matchmaking waits for the reset, humans
+    are still accepted, running games go on; /status and the log say
+    "bot-vs-bot games exhausted until HH:MM".
+  - a bot that is itself out of games (400 with ratelimit.seconds) is declined with "later"
+    and left alone by matchmaking for those seconds.
+`
+
 // botQuotaText is how the status endpoint and the log show the quota.
 func botQuotaText(until time.Time) string {
 	return "bot-vs-bot games exhausted until " + until.Local().Format("15:04")

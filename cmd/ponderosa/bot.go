@@ -40,6 +40,7 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 		for _, s := range config.Settings() {
 			fmt.Fprintf(env.Stdout, "%s=%s\n    %s\n", s.Name, s.Default, s.Doc)
 		}
+		fmt.Fprint(env.Stdout, "\n"+bot.LimitsNote)
 		return nil
 	}
 	getenv, err := withDotEnv(env.Getenv, *envFile, isFlagSet(fs, "env"))

@@ -31,6 +31,9 @@ func TestBotSettingsList(t *testing.T) {
 			t.Errorf("--settings does not show %s", s.Name)
 		}
 	}
+	if !strings.Contains(out, "bot-vs-bot games exhausted until HH:MM") || !strings.Contains(out, "bot.vsBot.day") {
+		t.Error("--settings does not explain the bot-vs-bot quota")
+	}
 }
 
 func TestBotNeedsToken(t *testing.T) {
