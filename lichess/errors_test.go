@@ -77,7 +77,9 @@ func TestMoveTimeoutRetries(t *testing.T) {
 	e := setup(t, fakelichess.Options{}, lichess.Options{MoveTimeout: 50 * time.Millisecond, Retries: 1})
 	ctx := testCtx(t)
 	id, _, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
-	e.srv.SetLatency(300 * time.Millisecond)
+	// The server holds every request until the client gives up: the move
+	// times out whatever the scheduling, and each attempt ends at once.
+	e.srv.SetLatency(time.Hour)
 	err := e.c.Move(ctx, id, "e2e4", false)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("slow move: %v", err)

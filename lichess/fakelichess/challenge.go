@@ -270,7 +270,7 @@ func (s *Server) startFromChallenge(c *challenge) {
 		botColor = board.Black
 	}
 	if c.opp.Title == "BOT" && !c.spec.Anonymous {
-		s.botGames = append(s.botGames, time.Now()) // lila's BotLimit counts the start
+		s.botGames = append(s.botGames, s.opts.Now()) // lila's BotLimit counts the start
 	}
 	s.newGame(c.id, botColor, c.opp, c.spec)
 }

@@ -46,7 +46,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		s.mu.Lock()
 		idx := len(s.requests)
 		s.requests = append(s.requests, Request{
-			Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+			Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
 			Form: r.PostForm, UserAgent: r.UserAgent(), Authed: authed,
 		})
 		latency := s.latency
@@ -65,7 +65,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		tokenOK := s.tokenOK
 		limited := false
 		if lim := s.opts.MaxRequestsPerMinute; lim > 0 && fault == nil {
-			n, since := 0, time.Now().Add(-time.Minute)
+			n, since := 0, s.opts.Now().Add(-time.Minute)
 			for i := len(s.requests) - 2; i >= 0 && s.requests[i].Time.After(since); i-- {
 				if s.requests[i].Status != http.StatusTooManyRequests {
 					n++

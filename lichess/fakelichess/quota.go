@@ -13,26 +13,23 @@ import (
 // writeLimited writes lila's quota answer: {"error": msg, "ratelimit":
 // {"key": key, "seconds": N}} (429 for our own quota, 400 for the
 // opponent's).
-func writeLimited(w http.ResponseWriter, status int, msg, key string, until time.Time) {
-	secs := max(0, int(time.Until(until).Seconds()+0.999))
+func writeLimited(w http.ResponseWriter, status int, msg, key string, now, until time.Time) {
+	secs := max(0, int(until.Sub(now).Seconds()+0.999))
 	writeJSON(w, status, map[string]any{"error": msg, "ratelimit": map[string]any{"key": key, "seconds": secs}})
 }
 
 // botQuotaUntil returns when the bot may start a bot-vs-bot game again, or
 // the zero time when it may now. Call with s.mu held.
 func (s *Server) botQuotaUntil(now time.Time) time.Time {
-	q := s.opts.BotGameQuota
-	if q <= 0 {
-		return time.Time{}
-	}
-	keep := s.botGames[:0]
+	keep := s.botGames[:0] // the games still in the window
 	for _, t := range s.botGames {
 		if now.Sub(t) < s.opts.BotGameQuotaWindow {
 			keep = append(keep, t)
 		}
 	}
 	s.botGames = keep
-	if len(keep) < q {
+	q := s.opts.BotGameQuota
+	if q <= 0 || len(keep) < q {
 		return time.Time{}
 	}
 	return keep[len(keep)-q].Add(s.opts.BotGameQuotaWindow)
@@ -45,17 +42,17 @@ func (s *Server) botLimitError(w http.ResponseWriter, opp Player) bool {
 	if opp.Title != "BOT" {
 		return false
 	}
-	now := time.Now()
+	now := s.opts.Now()
 	if until := s.botQuotaUntil(now); !until.IsZero() {
 		writeLimited(w, http.StatusTooManyRequests,
 			fmt.Sprintf("You played %d games against other bots today, please wait before challenging another bot.", s.opts.BotGameQuota),
-			"bot.vsBot.day", until)
+			"bot.vsBot.day", now, until)
 		return true
 	}
 	if until := s.oppLimited[opp.ID]; until.After(now) {
 		writeLimited(w, http.StatusBadRequest,
 			fmt.Sprintf("%s played 100 games against other bots today, please wait until %s to challenge them.", opp.Name, until.UTC().Format(time.RFC3339)),
-			"bot.vsBot.day", until)
+			"bot.vsBot.day", now, until)
 		return true
 	}
 	return false
@@ -67,7 +64,7 @@ func (s *Server) botLimitError(w http.ResponseWriter, opp Player) bool {
 func (s *Server) LimitOpponent(id string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.oppLimited[strings.ToLower(id)] = time.Now().Add(d)
+	s.oppLimited[strings.ToLower(id)] = s.opts.Now().Add(d)
 }
 
 // BotGamesToday returns how many bot-vs-bot games count against
@@ -75,12 +72,6 @@ func (s *Server) LimitOpponent(id string, d time.Duration) {
 func (s *Server) BotGamesToday() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.botQuotaUntil(time.Now())
-	n := 0
-	for _, t := range s.botGames {
-		if time.Since(t) < s.opts.BotGameQuotaWindow {
-			n++
-		}
-	}
-	return n
+	s.botQuotaUntil(s.opts.Now()) // drops the games out of the window
+	return len(s.botGames)
 }

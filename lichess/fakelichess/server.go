@@ -113,6 +113,11 @@ type Options struct {
 	Seed uint64
 	// Logger receives the fake's own log lines (nil discards them).
 	Logger *slog.Logger
+	// Now is the clock of the sliding quota windows (BotGameQuotaWindow,
+	// MaxRequestsPerMinute, LimitOpponent), so that tests can move it
+	// instead of sleeping (default time.Now). Game clocks and timers run
+	// on real time.
+	Now func() time.Time
 }
 
 // Request is one recorded request.
@@ -208,6 +213,9 @@ func New(opts Options) *Server {
 	}
 	for i := range opts.OnlineBots {
 		opts.OnlineBots[i] = opts.OnlineBots[i].norm()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

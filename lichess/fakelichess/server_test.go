@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -397,8 +398,12 @@ func sameKeys(t *testing.T, what string, got any, example string) {
 // opponent's limit, anonymous challengers, challengeDeclined to the side
 // that declined, one stream per game and correspondence clocks.
 func TestQuotasAndLimits(t *testing.T) {
+	// The quota windows run on a clock the test moves.
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
 	srv := fakelichess.New(fakelichess.Options{KeepAlive: 20 * time.Millisecond, BotGameQuota: 1, BotGameQuotaWindow: 300 * time.Millisecond,
-		FirstMoveTimeout: time.Minute, Seed: 5})
+		FirstMoveTimeout: time.Minute, Seed: 5, Now: now})
 	defer srv.Close()
 	r := raw{t: t, srv: srv, token: srv.Token()}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -424,7 +429,7 @@ func TestQuotasAndLimits(t *testing.T) {
 			Seconds int
 		}
 	}
-	if err := json.Unmarshal(body, &lim); st != 429 || err != nil || lim.Ratelimit.Key != "bot.vsBot.day" || lim.Ratelimit.Seconds < 1 ||
+	if err := json.Unmarshal(body, &lim); st != 429 || err != nil || lim.Ratelimit.Key != "bot.vsBot.day" || lim.Ratelimit.Seconds != 1 ||
 		!strings.Contains(lim.Error, "You played 1 games against other bots today") {
 		t.Fatalf("accept over quota: %d %s", st, body)
 	}
@@ -439,7 +444,11 @@ func TestQuotasAndLimits(t *testing.T) {
 	events()
 
 	// The window slides: once the first game is old enough, bots again.
-	time.Sleep(350 * time.Millisecond) // the window is wall-clock time
+	clock.Add(int64(299 * time.Millisecond))
+	if n := srv.BotGamesToday(); n != 1 {
+		t.Fatalf("%d bot games counted 299 ms into a 300 ms window, want 1", n)
+	}
+	clock.Add(int64(time.Millisecond))
 	if n := srv.BotGamesToday(); n != 0 {
 		t.Fatalf("%d bot games still counted", n)
 	}
@@ -450,7 +459,7 @@ func TestQuotasAndLimits(t *testing.T) {
 
 	// The opponent's limit: 400 with the same ratelimit object.
 	srv.LimitOpponent("fakebot2", time.Hour)
-	time.Sleep(350 * time.Millisecond)
+	clock.Add(int64(300 * time.Millisecond)) // our own quota is free again
 	if st, body := r.do("POST", "/api/challenge/fakebot2", "clock.limit=60&clock.increment=0"); st != 400 || !strings.Contains(string(body), `"key":"bot.vsBot.day"`) ||
 		!strings.Contains(string(body), "FakeBot2 played 100 games") {
 		t.Fatalf("opponent limited: %d %s", st, body)
