@@ -78,7 +78,6 @@ func TestIsReadyAndStopDuringSearch(t *testing.T) {
 	if got[len(got)-1] != "readyok" {
 		t.Fatalf("isready during go infinite gave %q before readyok", got[len(got)-1])
 	}
-	time.Sleep(50 * time.Millisecond)
 	p.send("stop")
 	t0 := time.Now()
 	p.until(5*time.Second, "bestmove", isBestmove)
