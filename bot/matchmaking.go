@@ -113,9 +113,16 @@ func (s *Service) matchmake(ctx context.Context) {
 	}
 	ours := ratingOf(s.me, speed)
 	var pool []lichess.User
+	nextFree := now.Add(failurePause) // the earliest end of a refusal among the online bots
 	for _, b := range bots {
 		id := strings.ToLower(b.ID)
-		if id == s.me.ID || slices.Contains(s.cfg.Policy.Block, id) || now.Before(m.refused[id]) {
+		if id == s.me.ID || slices.Contains(s.cfg.Policy.Block, id) {
+			continue
+		}
+		if until := m.refused[id]; now.Before(until) {
+			if until.Before(nextFree) {
+				nextFree = until
+			}
 			continue
 		}
 		if d := m.cfg.MaxRatingDiff; d > 0 {
@@ -127,7 +134,7 @@ func (s *Service) matchmake(ctx context.Context) {
 	}
 	if len(pool) == 0 {
 		s.log.Debug("matchmaking: no suitable online bot", "speed", speed)
-		m.pauseTill = now.Add(failurePause)
+		m.pauseTill = nextFree // no longer than until a bot left alone is free again
 		return
 	}
 	opp := pool[m.rng.IntN(len(pool))]
@@ -140,7 +147,10 @@ func (s *Service) matchmake(ctx context.Context) {
 	if d, ok := lichess.OpponentLimited(err); ok {
 		// The other bot used up its games: leave it alone until its reset.
 		s.log.Info("matchmaking: the opponent is out of bot games", "opponent", opp.Username, "retry_after", d.Round(time.Second))
-		m.refuse(strings.ToLower(opp.ID), now.Add(max(d, time.Minute)), "out of bot games")
+		if d <= 0 {
+			d = failurePause
+		}
+		m.refuse(strings.ToLower(opp.ID), now.Add(d), "out of bot games")
 		return
 	}
 	switch {

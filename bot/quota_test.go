@@ -171,3 +171,74 @@ func TestRateLimitedChat(t *testing.T) {
 	}
 	h.waitOver(id, 10*time.Second)
 }
+
+// TestMatchmakingLimits: matchmaking honours the opponent's limit (a 400
+// with ratelimit.seconds: try that bot again after those seconds, not an
+// hour later) and its own quota (a 429: no challenge until the reset).
+func TestMatchmakingLimits(t *testing.T) {
+	t.Parallel()
+	const window = 4 * time.Second
+	h := setup(t, fakelichess.Options{
+		OnlineBots:   []fakelichess.Player{{ID: "fakebot1", Name: "FakeBot1", Title: "BOT", Rating: 1500}},
+		BotGameQuota: 1, BotGameQuotaWindow: window,
+		Opponent: fakelichess.Slow(50*time.Millisecond, sparringEngine(100)),
+	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
+		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "1+0", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
+	h.srv.LimitOpponent("fakebot1", 3*time.Second)
+	h.start()
+	creates := func() []fakelichess.Request {
+		var out []fakelichess.Request
+		for _, r := range h.srv.Requests() {
+			if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	accepted := func() []string {
+		var ids []string
+		for _, c := range h.srv.Challenges() {
+			if !c.Incoming && c.Status == "accepted" {
+				ids = append(ids, c.ID)
+			}
+		}
+		return ids
+	}
+	h.waitFor("a game after the opponent's limit", 20*time.Second, func() bool { return len(accepted()) == 1 })
+	cr := creates()
+	if len(cr) != 2 || cr[0].Status != 400 || cr[1].Status != 200 {
+		t.Fatalf("challenges: %+v", cr)
+	}
+	if gap := cr[1].Time.Sub(cr[0].Time); gap < 1500*time.Millisecond || gap > 10*time.Second {
+		t.Errorf("challenged the limited bot again after %v, want the seconds it had left (about 2)", gap)
+	}
+	first := accepted()[0]
+	h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(first); return ok })
+	if err := h.srv.OpponentResign(first); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(first, 10*time.Second)
+
+	// Idle again: the next challenge meets our quota; then nothing until
+	// the reset, then a game again.
+	h.waitFor("the quota met", 20*time.Second, func() bool { c := creates(); return c[len(c)-1].Status == 429 })
+	// The service reads the answer a moment after the fake wrote it: poll
+	// its status (nothing on the fake changes meanwhile).
+	for deadline := time.Now().Add(5 * time.Second); len(h.svc.Snapshot().Limits) == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if l := h.svc.Snapshot().Limits; len(l) != 1 || !strings.HasPrefix(l[0], "bot-vs-bot games exhausted until ") {
+		t.Errorf("limits = %q", l)
+	}
+	met := len(creates())
+	h.waitFor("a game after the reset", window+20*time.Second, func() bool { return len(accepted()) == 2 })
+	if n := len(creates()); n != met+1 {
+		t.Errorf("%d challenges while the quota was used up, want none", n-met-1)
+	}
+	second := accepted()[1]
+	h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(second); return ok })
+	if err := h.srv.OpponentResign(second); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(second, 10*time.Second)
+}
