@@ -3,9 +3,15 @@
 // bot uses), with the real rules of chess (engine/board), server-side clocks
 // with increment and flag fall, first-move abort timers, keep-alive lines,
 // and an opponent that plays, offers draws and takebacks, chats, leaves and
-// comes back. Faults can be injected: dropped or silent streams, error
-// statuses (5xx, 429, 401) on chosen paths, and latency. Every request is
-// recorded for assertions.
+// comes back. It keeps Lichess's limits as lila writes them: the daily
+// bot-vs-bot game quota (BotGameQuota: 429 with a "ratelimit" object), the
+// opponent's quota (LimitOpponent: 400 with one), form errors as objects of
+// field errors, one stream per game (a second closes the first),
+// challengeDeclined sent to the declining side too, anonymous challengers
+// ("challenger": null) and correspondence clocks that count down. Faults
+// can be injected: dropped or silent streams, error statuses (5xx, 429 with
+// or without Retry-After, 401, redirects) on chosen paths, and latency.
+// Every request is recorded for assertions.
 //
 // It serves tests of the lichess client and the bot, and `ponderosa bot
 // --sandbox`. It needs no *testing.T:
