@@ -337,7 +337,7 @@ func legalTTMove(pos *board.Position, h ttHit) board.Move {
 // staticEval returns the evaluation of the node at ply, taken from the
 // hash entry h (found when ok) if it holds one.
 func (w *worker) staticEval(ply int, h ttHit, ok bool) Score {
-	if ok && h.eval != NoScore && h.eval > -mateBound && h.eval < mateBound {
+	if ok && h.eval > -mateBound && h.eval < mateBound { // NoScore lies above mateBound
 		return h.eval
 	}
 	return w.evaluate(ply)
