@@ -241,7 +241,7 @@ func TestStatusPageManyReaders(t *testing.T) {
 	h, base := statusHarness(t, fakelichess.Options{Opponent: fakelichess.Slow(30*time.Millisecond, sparringEngine(100))}, nil)
 	h.start()
 	// The game starts when the readers are there (the moves wait on them).
-	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute})
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() { cancel(); wg.Wait() }()
@@ -277,6 +277,20 @@ func TestStatusPageManyReaders(t *testing.T) {
 	}
 	defer stalled.Close()
 	fmt.Fprintf(stalled, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+	// Updates at the publisher's full rate (10 a second), as with many
+	// games, whatever the game does.
+	wg.Go(func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				h.svc.pub.notify()
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
 	h.waitAccepted(id)
 	wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
 	defer wcancel()

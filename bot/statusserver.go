@@ -31,7 +31,10 @@ func (s *Service) liveSnapshot() live.Snapshot {
 	b.Running, b.Pending, b.Queue = len(s.games), len(s.pending), len(s.queue)
 	s.mu.Unlock()
 	b.MaxGames = s.cfg.Policy.MaxGames
-	st := s.stats.Snapshot().EventStream
+	var st lichess.StreamState // read, as stats.Snapshot does, without its latency percentiles
+	if s.stats.stream != nil {
+		st = s.stats.stream()
+	}
 	s.stats.mu.Lock()
 	switch {
 	case !s.stats.running:
