@@ -27,6 +27,11 @@ func (s *Service) liveSnapshot() live.Snapshot {
 	if s.me != nil {
 		b.Account = s.me.Username
 	}
+	if s.stats.memory != nil {
+		if h := s.stats.memory(); h.Degraded {
+			b.MemoryDegraded = h.Reason
+		}
+	}
 	s.mu.Lock()
 	b.Running, b.Pending, b.Queue = len(s.games), len(s.pending), len(s.queue)
 	s.mu.Unlock()

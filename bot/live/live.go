@@ -31,6 +31,9 @@ type BotView struct {
 	Stream      string    `json:"stream"`
 	StreamSince time.Time `json:"stream_since"`
 	StreamError string    `json:"stream_error,omitempty"`
+	// MemoryDegraded, when set, says why what the bot learns is no longer
+	// kept across restarts (the store's disk failed).
+	MemoryDegraded string `json:"memory_degraded,omitempty"`
 	Running     int       `json:"games_running"`
 	Pending     int       `json:"challenges_accepted"` // accepted, waiting for gameStart
 	Queue       int       `json:"challenges_queued"`

@@ -32,8 +32,9 @@ func sample() Snapshot {
 			Wins:    1,
 			Moves: []MoveSample{{GameID: "g1", Ply: 1, Latency: 800 * time.Microsecond, RoundTrip: 2 * time.Millisecond, Overhead: 50 * time.Millisecond},
 				{GameID: "g1", Ply: 3, Latency: 1200 * time.Microsecond, RoundTrip: 3 * time.Millisecond, Overhead: 40 * time.Millisecond}},
-			Overhead: 40 * time.Millisecond,
-			Quota:    []QuotaView{{Name: "bot-vs-bot games (daily)", Paused: at.Add(3 * time.Hour), Note: "used up"}},
+			Overhead:       40 * time.Millisecond,
+			MemoryDegraded: "disk full",
+			Quota:          []QuotaView{{Name: "bot-vs-bot games (daily)", Paused: at.Add(3 * time.Hour), Note: "used up"}},
 		},
 		Games: []GameView{
 			{ID: "g1", URL: "https://lichess.org/g1", White: PlayerView{Name: "PonderosaBot", Title: "BOT", Rating: 2100},
@@ -79,7 +80,7 @@ func TestRenderPage(t *testing.T) {
 		`<a href="https://lichess.org/g0">Alice</a>`, "ponderosa v1.2.3", "stream connected", "up 1h30m",
 		`data-ms="54000" data-run="1">0:54</span>`, // 55 s a second before the snapshot, running
 		`data-ms="58300">0:58</span>`,
-		"<td>bot-vs-bot games (daily)</td><td>used up</td><td class=\"ago\">for 3h00m</td>", "1 limit in force",
+		"<td>bot-vs-bot games (daily)</td><td>used up</td><td class=\"ago\">for 3h00m</td>", "1 limit in force", `<span class="badge warn" title="disk full">memory not saved</span>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
