@@ -34,10 +34,10 @@ type BotView struct {
 	// MemoryDegraded, when set, says why what the bot learns is no longer
 	// kept across restarts (the store's disk failed).
 	MemoryDegraded string `json:"memory_degraded,omitempty"`
-	Running     int       `json:"games_running"`
-	Pending     int       `json:"challenges_accepted"` // accepted, waiting for gameStart
-	Queue       int       `json:"challenges_queued"`
-	MaxGames    int       `json:"max_games"`
+	Running        int    `json:"games_running"`
+	Pending        int    `json:"challenges_accepted"` // accepted, waiting for gameStart
+	Queue          int    `json:"challenges_queued"`
+	MaxGames       int    `json:"max_games"`
 	// Challenges are the latest challenges, newest first.
 	Challenges []ChallengeView `json:"recent_challenges"`
 	// Results are the latest finished games, newest first.

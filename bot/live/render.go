@@ -18,7 +18,6 @@ var pageTemplate = template.Must(template.New("page.html.tmpl").Funcs(template.F
 	"board":    boardOf,
 	"clock":    clockText,
 	"clockMS":  clockMS,
-	"running":  clockRunningFor,
 	"evalText": evalText,
 	"evalBar":  evalBar,
 	"nps":      npsText,
@@ -199,8 +198,6 @@ func bottomPlayer(g GameView, at time.Time) player {
 	return sideOf(g, at, g.Color != "black")
 }
 
-func clockRunningFor(p player) bool { return p.Running }
-
 func clockMS(d time.Duration) int64 { return d.Milliseconds() }
 
 // clockText writes a clock as h:mm:ss, m:ss, or s.t below ten seconds.
@@ -238,13 +235,15 @@ func evalText(e *EvalView) string {
 	return fmt.Sprintf("%+.2f", float64(e.CP)/100)
 }
 
-// evalBar returns the height (of 360) of the bottom side's share of the
-// eval bar, and the colour at the bottom.
+// bar is the evaluation bar beside a board: the colour at the bottom
+// (ours) and its share, as a height of 360 starting at Y.
 type bar struct {
 	Bottom    string // "white" or "black"
 	Height, Y int
 }
 
+// evalBar maps g's score to the bar: a logistic curve of the centipawns
+// (a mate fills it), from our side.
 func evalBar(g GameView) bar {
 	white := 0.5
 	if e := g.Eval; e != nil {
@@ -367,7 +366,8 @@ func moveRows(g GameView) []moveRow {
 }
 
 // chartModel is the latency chart: one bar per move (the time the bot
-// added beyond the search) and a line for the learned overhead.
+// added beyond the search plus the move request's round trip) and a line
+// for the learned overhead.
 type chartModel struct {
 	Bars     []chartBar
 	Overhead string // polyline points
