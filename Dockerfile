@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Ponderosa: a Lichess bot with its own engine, as a static binary on distroless.
 #   docker build -t ponderosa .
-#   docker run --rm --env-file .env -v ponderosa-pgn:/var/lib/ponderosa ponderosa
+#   docker run --rm --env-file .env -v ponderosa-pgn:/var/lib/ponderosa -v ponderosa-data:/data ponderosa
 # No token is baked in: pass LICHESS_TOKEN at run time (--env-file or a secret).
 
 # Base images by tag, until pinned by digest. NOT YET PINNED: the digests could
@@ -22,7 +22,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN deploy/build.sh /out/ponderosa "${VERSION}" && /out/ponderosa version && mkdir -p /out/state
+RUN deploy/build.sh /out/ponderosa "${VERSION}" && /out/ponderosa version && mkdir -p /out/state /out/data
 
 # distroless/static has CA certificates, time zone data and a nonroot user, and nothing else.
 FROM ${RUNTIME_IMAGE}
@@ -35,10 +35,13 @@ LABEL org.opencontainers.image.title="ponderosa" \
 COPY --from=build /out/ponderosa /usr/local/bin/ponderosa
 # The PGN directory must belong to the nonroot user (65532) so a fresh named volume does too.
 COPY --from=build --chown=65532:65532 /out/state /var/lib/ponderosa
+# The bot's memory across restarts (ponderosa.db, SQLite): a volume of its own.
+COPY --from=build --chown=65532:65532 /out/data /data
 ENV PONDEROSA_PGN_DIR=/var/lib/ponderosa \
+    PONDEROSA_DATA_DIR=/data \
     PONDEROSA_STATUS_ADDR=0.0.0.0:8080 \
     PONDEROSA_LOG_FORMAT=json
-VOLUME ["/var/lib/ponderosa"]
+VOLUME ["/var/lib/ponderosa", "/data"]
 EXPOSE 8080
 USER nonroot:nonroot
 STOPSIGNAL SIGTERM

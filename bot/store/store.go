@@ -273,6 +273,9 @@ func decodeSamples(s string) ([]time.Duration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("overhead samples: %q is not a number of microseconds", part)
 		}
+		if n < 0 || n > maxDuration.Microseconds() {
+			return nil, fmt.Errorf("overhead samples: %d µs out of range 0..%d", n, maxDuration.Microseconds())
+		}
 		out = append(out, time.Duration(n)*time.Microsecond)
 	}
 	return out, nil

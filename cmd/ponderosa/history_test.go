@@ -81,3 +81,21 @@ func TestHistoryCommand(t *testing.T) {
 		t.Errorf("an empty data directory: %v", err)
 	}
 }
+
+// FuzzParseSince: --since is a date, an RFC 3339 time or days; anything
+// else is a clear error, and a time it accepts is never in the future of
+// a days count. Seeds: testdata/fuzz/FuzzParseSince.
+func FuzzParseSince(f *testing.F) {
+	f.Add("30d")
+	f.Add("2026-01-02")
+	f.Fuzz(func(t *testing.T, v string) {
+		now := time.Now()
+		got, err := parseSince(v, now)
+		if err == nil && strings.HasSuffix(v, "d") && got.After(now) {
+			t.Errorf("%q: %v is after now", v, got)
+		}
+		if err != nil && !strings.Contains(err.Error(), "not a date") && !strings.Contains(err.Error(), "number of days") {
+			t.Errorf("%q: unclear error %v", v, err)
+		}
+	})
+}
