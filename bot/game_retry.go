@@ -49,11 +49,7 @@ func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string) (er
 		}
 		r.log.Warn("move rate limited (429); retrying this game's move", "move", uci, "wait", wait.Round(time.Millisecond), "attempt", attempt)
 		r.svc.stats.count(func(s *stats) { s.moveRetries++ })
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !sleepCtx(ctx, wait) {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)
@@ -80,13 +76,21 @@ func (r *gameRunner) retryRateLimited(ctx context.Context, what string, f func(c
 			return err
 		}
 		r.log.Warn(what+" rate limited (429); retrying", "wait", wait.Round(time.Millisecond))
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !sleepCtx(ctx, wait) {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)
+	}
+}
+
+// sleepCtx waits for d; it returns false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

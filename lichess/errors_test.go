@@ -74,11 +74,12 @@ func TestRetries(t *testing.T) {
 }
 
 func TestMoveTimeoutRetries(t *testing.T) {
-	e := setup(t, fakelichess.Options{}, lichess.Options{MoveTimeout: 50 * time.Millisecond, Retries: 1})
+	e := setup(t, fakelichess.Options{}, lichess.Options{MoveTimeout: 500 * time.Millisecond, Retries: 1})
 	ctx := testCtx(t)
 	id, _, _, _ := startGame(t, e, fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
 	// The server holds every request until the client gives up: the move
-	// times out whatever the scheduling, and each attempt ends at once.
+	// times out whatever the scheduling. The timeout leaves each attempt
+	// time to reach the server on a loaded machine.
 	e.srv.SetLatency(time.Hour)
 	err := e.c.Move(ctx, id, "e2e4", false)
 	if !errors.Is(err, context.DeadlineExceeded) {
