@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 		childWriter(os.Getenv("STORE_TEST_DIR"))
 	case "full":
 		childFullDisk(os.Getenv("STORE_TEST_DIR"))
+	case "readonly":
+		childReadOnly(os.Getenv("STORE_TEST_DIR"))
 	}
 	os.Exit(0)
 }
@@ -178,5 +180,70 @@ func TestFullDisk(t *testing.T) {
 	var check string
 	if err := raw.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check after the full disk: %q %v", check, err)
+	}
+}
+
+// childReadOnly opens the database in a directory it may not write.
+func childReadOnly(dir string) {
+	_, err := Open(dir, Options{})
+	fmt.Printf("open error: %v\n", err)
+}
+
+// TestReadOnlyDisk opens a database on a directory and file that cannot be
+// written: Open fails with SQLite's reason (the bot then runs on
+// Fallback), and the file is left as it was. Root may write anything, so
+// as root the check runs in a child process as user nobody.
+func TestReadOnlyDisk(t *testing.T) {
+	dir := t.TempDir()
+	d := openTest(t, dir)
+	d.AddGame(testGame("kept", "alice", Win, time.Now()))
+	d.Close()
+	path := filepath.Join(dir, FileName)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o444)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+
+	var out string
+	if os.Geteuid() != 0 {
+		_, err := Open(dir, Options{})
+		out = fmt.Sprintf("open error: %v\n", err)
+	} else {
+		// The test binary and the directories above dir must be readable
+		// by nobody.
+		bin := filepath.Join(t.TempDir(), "store.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+			os.Chmod(p, 0o755)
+		}
+		cmd := exec.Command(bin, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "STORE_TEST_CHILD=readonly", "STORE_TEST_DIR="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Skipf("cannot run a child as nobody here: %v %s", err, b)
+		}
+		out = string(b)
+	}
+	t.Log(strings.TrimSpace(out))
+	if !strings.HasPrefix(out, "open error: ") || strings.Contains(out, "<nil>") ||
+		!(strings.Contains(out, "readonly") || strings.Contains(out, "unable to open")) {
+		t.Errorf("opening a read-only database: %s", out)
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(before) {
+		t.Error("the read-only file changed")
+	}
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 0 {
+		t.Errorf("a read-only file was moved aside: %v", aside)
 	}
 }

@@ -161,6 +161,14 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 	if err == nil && check != "ok" {
 		err = &corruptError{check}
 	}
+	if err == nil {
+		// SQLite opens a file it may not write read-only, silently: take
+		// the write lock once to find out now rather than at the first game.
+		var tx *sql.Tx
+		if tx, err = db.BeginTx(ctx, nil); err == nil {
+			err = tx.Rollback()
+		}
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
