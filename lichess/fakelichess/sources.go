@@ -1,0 +1,285 @@
+package fakelichess
+
+// Sources is a fake of the hosts a bot's move sources ask: the tablebase
+// (/standard, computed here for king and one piece against king), the cloud
+// evaluation (/api/cloud-eval, answers set by the test, 404 otherwise) and
+// the opening explorer (/masters, /lichess, answers set by the test, no
+// moves otherwise). It runs on its own loopback port, as the real ones are
+// other hosts, and records the Authorization header of every request (a
+// source off Lichess must never get the token). Faults: latency, an error
+// status (5xx, 429) or a garbage body per path.
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// SourceFault changes the answers on one path.
+type SourceFault struct {
+	Delay   time.Duration // before answering (cut short when the request is cancelled)
+	Status  int           // answer this status with an empty body
+	Garbage bool          // answer 200 with a body that is not JSON
+}
+
+// Sources is the fake sources' server.
+type Sources struct {
+	hs     *httptest.Server
+	solver tbSolver
+	ctx    context.Context
+	stop   context.CancelFunc
+
+	mu       sync.Mutex
+	faults   map[string]SourceFault
+	cloud    map[string][]byte // fen → answer
+	explorer map[string][]byte // db + " " + fen → answer
+	auth     []string          // Authorization of each request
+	hits     map[string]int    // path → requests
+}
+
+// NewSources starts the fake sources on a loopback port.
+func NewSources() *Sources {
+	s := &Sources{faults: map[string]SourceFault{}, cloud: map[string][]byte{},
+		explorer: map[string][]byte{}, hits: map[string]int{}}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /standard", s.handleTablebase)
+	mux.HandleFunc("GET /api/cloud-eval", s.handleCloud)
+	mux.HandleFunc("GET /masters", s.handleExplorer)
+	mux.HandleFunc("GET /lichess", s.handleExplorer)
+	s.hs = httptest.NewServer(s.wrap(mux))
+	return s
+}
+
+// URL is the base URL of every source here.
+func (s *Sources) URL() string { return s.hs.URL }
+
+// Close shuts the server down (a delayed answer ends at once).
+func (s *Sources) Close() {
+	s.stop()
+	s.hs.CloseClientConnections()
+	s.hs.Close()
+}
+
+// SetFault sets (or, with the zero SourceFault, clears) the fault of path.
+func (s *Sources) SetFault(path string, f SourceFault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[path] = f
+}
+
+// SetCloudEval makes the cloud answer body for fen (exactly as sent).
+func (s *Sources) SetCloudEval(fen string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cloud[fen] = body
+}
+
+// SetExplorer makes the explorer's db ("masters", "lichess") answer body
+// for fen.
+func (s *Sources) SetExplorer(db, fen string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.explorer[db+" "+fen] = body
+}
+
+// Auth returns the Authorization header of every request so far.
+func (s *Sources) Auth() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.auth...)
+}
+
+// Hits returns the number of requests to path so far.
+func (s *Sources) Hits(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[path]
+}
+
+func (s *Sources) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.hits[r.URL.Path]++
+		f := s.faults[r.URL.Path]
+		s.mu.Unlock()
+		if f.Delay > 0 {
+			t := time.NewTimer(f.Delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			case <-s.ctx.Done():
+				t.Stop()
+				return
+			}
+		}
+		switch {
+		case f.Status != 0:
+			w.WriteHeader(f.Status)
+			return
+		case f.Garbage:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"category": "win", "moves": [{"uci": 12`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Sources) handleCloud(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	body, ok := s.cloud[r.URL.Query().Get("fen")]
+	s.mu.Unlock()
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":"Not found"}`))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	body, ok := s.explorer[r.URL.Path[1:]+" "+r.URL.Query().Get("fen")]
+	s.mu.Unlock()
+	if !ok {
+		body = []byte(`{"white":0,"draws":0,"black":0,"moves":[],"topGames":[],"opening":null}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// tbEntry is the tablebase's JSON for a position or a move.
+type tbEntry struct {
+	UCI                  string    `json:"uci,omitempty"`
+	SAN                  string    `json:"san,omitempty"`
+	Category             string    `json:"category"`
+	DTZ                  *int      `json:"dtz"`
+	PreciseDTZ           *int      `json:"precise_dtz"`
+	DTM                  *int      `json:"dtm"`
+	Zeroing              *bool     `json:"zeroing,omitempty"`
+	Checkmate            bool      `json:"checkmate"`
+	Stalemate            bool      `json:"stalemate"`
+	VariantWin           bool      `json:"variant_win"`
+	VariantLoss          bool      `json:"variant_loss"`
+	InsufficientMaterial bool      `json:"insufficient_material"`
+	rank                 int
+}
+
+// tbPosition is the answer: the position's entry and its moves.
+type tbPosition struct {
+	tbEntry
+	Moves []tbEntry `json:"moves"`
+}
+
+// handleTablebase answers for king and one piece against king (and bare
+// kings); any other material is "unknown".
+func (s *Sources) handleTablebase(w http.ResponseWriter, r *http.Request) {
+	pos, err := board.ParseFEN(r.URL.Query().Get("fen"))
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"Invalid fen"}`))
+		return
+	}
+	e := tbPosition{tbEntry: s.probe(&pos, pos.HalfmoveClock())}
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	e.Moves = []tbEntry{}
+	for _, m := range ml.Moves[:ml.N] {
+		var child board.Position
+		pos.MakeMove(m, &child)
+		c := s.probe(&child, child.HalfmoveClock())
+		c.UCI, c.SAN = pos.UCI(m), pos.SAN(m)
+		z := child.HalfmoveClock() == 0
+		c.Zeroing = &z
+		e.Moves = append(e.Moves, c)
+	}
+	e.Moves = sortTB(e.Moves)
+	writeJSON(w, http.StatusOK, e)
+}
+
+// sortTB orders moves as the real tablebase does, best first for the mover:
+// moves to the opponent's loss by fastest mate, then draws, then moves to
+// its win by slowest mate.
+func sortTB(ms []tbEntry) []tbEntry {
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.DTM == nil || b.DTM == nil {
+			return false
+		}
+		if a.rank <= 1 { // opponent loses: smaller |dtm| first
+			return -*a.DTM < -*b.DTM
+		}
+		return *a.DTM > *b.DTM // opponent wins: longer first
+	})
+	return ms
+}
+
+// probe returns the entry of pos (without moves); rank orders the
+// categories from the side to move's point of view (0 loss ... 4 win,
+// 5 unknown).
+func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
+	ip := func(n int) *int { return &n }
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	e := tbEntry{Checkmate: ml.N == 0 && pos.InCheck(), Stalemate: ml.N == 0 && !pos.InCheck()}
+	occ := pos.ByColor(board.White) | pos.ByColor(board.Black)
+	var strong board.Color
+	var pt board.PieceType
+	switch occ.Count() {
+	case 2:
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.InsufficientMaterial, e.rank = "draw", ip(0), ip(0), ip(0), true, 2
+		return e
+	case 3:
+		strong = board.White
+		if pos.ByColor(board.Black).Count() == 2 {
+			strong = board.Black
+		}
+		for _, t := range []board.PieceType{board.Queen, board.Rook, board.Bishop, board.Knight} {
+			if pos.Pieces(strong, t) != 0 {
+				pt = t
+			}
+		}
+	}
+	if pt == 0 {
+		e.Category, e.rank = "unknown", 5
+		return e
+	}
+	sq := func(b board.Bitboard) int { return int(b.LSB()) }
+	sk, wk, x := sq(pos.Pieces(strong, board.King)), sq(pos.Pieces(strong.Other(), board.King)), sq(pos.Pieces(strong, pt))
+	v := s.solver.table(pt).val[tbIndex(pos.SideToMove() == strong, sk, wk, x)]
+	n, win, decided := tbPlies(v)
+	if !decided {
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.rank = "draw", ip(0), ip(0), ip(0), 2
+		if pt == board.Bishop || pt == board.Knight {
+			e.InsufficientMaterial = true
+		}
+		return e
+	}
+	// No zeroing move happens on the way to mate: DTZ is the distance to
+	// mate, and a win farther than the fifty-move rule allows is cursed.
+	cursed := n+halfmove > 100
+	switch {
+	case win && cursed:
+		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "cursed-win", 3, ip(n+100), ip(n+100), ip(n)
+	case win:
+		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "win", 4, ip(n), ip(n), ip(n)
+	case cursed:
+		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "blessed-loss", 1, ip(-n-100), ip(-n-100), ip(-n)
+	default:
+		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "loss", 0, ip(-n), ip(-n), ip(-n)
+	}
+	return e
+}
