@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/uci/client"
 )
 
 // Config is the validated configuration of the bot service.
@@ -73,6 +75,15 @@ type Engine struct {
 	// used in standard games for the first BookMaxPly plies.
 	Book       string
 	BookMaxPly int
+	// Command is the external engine's program and arguments; nil means
+	// the embedded engine.
+	Command []string
+	// Protocol is the external engine's protocol: "uci" or "xboard".
+	Protocol string
+	// Options are the external engine's options, set in order at start.
+	Options []client.Option
+	// Dir is the external engine's working directory; empty = ours.
+	Dir string
 }
 
 // Policy is the challenge policy.
@@ -246,6 +257,9 @@ func (c *Config) crossCheck() []error {
 	}
 	if (c.StatusUser == "") != (c.StatusPasswordFile == "") {
 		errs = append(errs, errors.New("PONDEROSA_STATUS_USER: PONDEROSA_STATUS_USER and PONDEROSA_STATUS_PASSWORD_FILE go together: set both or neither"))
+	}
+	if e := &c.Engine; e.Command == nil && (len(e.Options) > 0 || e.Dir != "" || e.Protocol == "xboard") {
+		errs = append(errs, errors.New("PONDEROSA_ENGINE: is builtin, but PONDEROSA_ENGINE_OPTIONS, _DIR or _PROTOCOL are set for an external engine"))
 	}
 	for _, id := range p.Allow {
 		if slices.Contains(p.Block, id) {

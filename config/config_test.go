@@ -343,3 +343,36 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestExternalEngine(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"PONDEROSA_ENGINE":          `/opt/lc0/lc0 --weights="/nets/t2 big.pb" --backend=cuda`,
+		"PONDEROSA_ENGINE_PROTOCOL": "uci",
+		"PONDEROSA_ENGINE_OPTIONS":  "Threads=2, Hash=128,SyzygyPath=/tb",
+		"PONDEROSA_ENGINE_DIR":      "/opt/lc0",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Engine
+	if strings.Join(e.Command, "|") != "/opt/lc0/lc0|--weights=/nets/t2 big.pb|--backend=cuda" ||
+		e.Protocol != "uci" || e.Dir != "/opt/lc0" || fmt.Sprint(e.Options) != "[{Threads 2} {Hash 128} {SyzygyPath /tb}]" {
+		t.Errorf("%+v", e)
+	}
+	if c, err := Load(env(nil)); err != nil || c.Engine.Command != nil || c.Engine.Protocol != "uci" {
+		t.Errorf("default: %+v, %v", c.Engine, err)
+	}
+	for _, bad := range []map[string]string{
+		{"PONDEROSA_ENGINE": `stockfish "unterminated`},
+		{"PONDEROSA_ENGINE": "stockfish", "PONDEROSA_ENGINE_PROTOCOL": "cecp"},
+		{"PONDEROSA_ENGINE": "stockfish", "PONDEROSA_ENGINE_OPTIONS": "Hash"},
+		{"PONDEROSA_ENGINE": "stockfish", "PONDEROSA_ENGINE_OPTIONS": "Move Overhead=100"},
+		{"PONDEROSA_ENGINE_OPTIONS": "Hash=64"}, // builtin
+		{"PONDEROSA_ENGINE_PROTOCOL": "xboard"}, // builtin
+	} {
+		_, err := Load(env(bad))
+		if err == nil || !strings.Contains(err.Error(), "PONDEROSA_ENGINE") {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}

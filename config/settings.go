@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/uci/client"
+	"github.com/ponderosa-chess/ponderosa/uci/proc"
 )
 
 // Setting describes one environment variable.
@@ -70,6 +72,24 @@ var settings = []setting{
 			c.Engine.CorrespondenceMoveTime, err = parseDuration(v, 100*time.Millisecond, 10*time.Minute)
 			return
 		}},
+
+	{Setting: Setting{"PONDEROSA_ENGINE", "builtin", "engine behind the bot: builtin (the embedded engine) or an engine's command line, program and arguments split like a shell would, run without a shell"},
+		set: func(c *Config, v string) (err error) { c.Engine.Command, err = parseEngineCommand(v); return }},
+	{Setting: Setting{"PONDEROSA_ENGINE_PROTOCOL", "uci", "protocol of PONDEROSA_ENGINE: uci or xboard (CECP v2)"},
+		set: func(c *Config, v string) (err error) {
+			p, err := parseEnumList(v, []string{"uci", "xboard"})
+			if err == nil && len(p) != 1 {
+				err = errors.New("must be uci or xboard")
+			}
+			if err == nil {
+				c.Engine.Protocol = p[0]
+			}
+			return err
+		}},
+	{Setting: Setting{"PONDEROSA_ENGINE_OPTIONS", "", "options of PONDEROSA_ENGINE, comma-separated Name=Value (UCI setoption; xboard option, Hash as memory, Threads as cores), checked against what the engine announces at start"},
+		set: func(c *Config, v string) (err error) { c.Engine.Options, err = client.ParseOptions(v); return }},
+	{Setting: Setting{"PONDEROSA_ENGINE_DIR", "none", "working directory of PONDEROSA_ENGINE (network files, books; \"none\" = the bot's)"},
+		set: func(c *Config, v string) (err error) { c.Engine.Dir, err = parsePath(v); return }},
 
 	{Setting: Setting{"PONDEROSA_BOOK", "none", "Polyglot opening book file used in standard games (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.Engine.Book, err = parsePath(v); return }},
@@ -398,6 +418,21 @@ func parseMessage(v string) (string, error) {
 		}
 	}
 	return v, nil
+}
+
+// parseEngineCommand reads PONDEROSA_ENGINE: nil for the embedded engine.
+func parseEngineCommand(v string) ([]string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "builtin") {
+		return nil, nil
+	}
+	if strings.ContainsRune(v, 0) {
+		return nil, errors.New("must be builtin or a command line")
+	}
+	argv, err := proc.SplitCommand(v)
+	if err != nil {
+		return nil, fmt.Errorf("must be builtin or a command line: %w", err)
+	}
+	return argv, nil
 }
 
 func parsePath(v string) (string, error) {
