@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/uci/client"
 )
 
 // A game is played by a gameRunner. Its state and methods are split by
@@ -28,7 +28,7 @@ type gameRunner struct {
 	svc   *Service
 	id    string
 	log   *slog.Logger
-	eng   *engine.Engine
+	eng   Engine
 	began time.Time
 
 	full     *lichess.GameFull // the last gameFull (nil before the first)
@@ -52,7 +52,7 @@ const (
 	over              // the stream said the game ended
 )
 
-func newGameRunner(svc *Service, id string, eng *engine.Engine) *gameRunner {
+func newGameRunner(svc *Service, id string, eng Engine) *gameRunner {
 	return &gameRunner{
 		svc: svc, id: id, eng: eng, log: svc.log.With("game_id", id), began: time.Now(),
 		search: searchState{results: make(chan searchOutcome, 4), done: make(chan struct{})},
@@ -186,8 +186,26 @@ func (r *gameRunner) setup(f *lichess.GameFull) error {
 			Speed: string(f.Speed), Variant: string(f.Variant.Key), Started: r.began})
 		r.log.Info("game start", "color", color, "speed", f.Speed, "variant", f.Variant.Key,
 			"rated", f.Rated, "clock", clockString(f), "initial_fen", f.InitialFEN)
+		if err := r.eng.NewGame(context.Background(), r.gameInfo(f)); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
 	}
 	return nil
+}
+
+// gameInfo is what the engine is told about the game.
+func (r *gameRunner) gameInfo(f *lichess.GameFull) GameInfo {
+	me, opp := f.White, f.Black
+	if r.us == board.Black {
+		me, opp = opp, me
+	}
+	g := GameInfo{Start: r.board.startPos, StartFEN: r.board.startFEN, Variant: string(f.Variant.Key),
+		OurRating: me.Rating, Opponent: client.Opponent{Title: opp.Title, Rating: opp.Rating,
+			Computer: opp.Title == "BOT" || opp.AILevel > 0, Name: playerName(opp)}}
+	if f.Clock != nil {
+		g.Base, g.Inc = f.Clock.InitialTime(), f.Clock.IncrementTime()
+	}
+	return g
 }
 
 // errUnplayable marks a game of ours that the bot cannot set up (its start

@@ -103,7 +103,10 @@ func (r *gameRunner) reporter(g *board.Game, ponder *atomic.Bool) func(engine.In
 }
 
 // moveSource says where the move of a finished search came from.
-func moveSource(pos *board.Position, res engine.Result) string {
+func moveSource(pos *board.Position, res Answer) string {
+	if res.Source != "" {
+		return res.Source
+	}
 	if res.Depth > 0 || res.Nodes > 0 {
 		return sourceEngine
 	}

@@ -34,7 +34,7 @@ type searchJob struct {
 	ponder    bool       // a ponder search not (yet) hit
 	predicted board.Move // ponder: the opponent's move assumed
 	cancel    context.CancelFunc
-	handle    *engine.Handle
+	handle    Search
 	received  time.Time     // arrival of the gameState that made it our turn
 	clock     time.Duration // our clock in that gameState (0 when not running)
 	inc       time.Duration // our increment
@@ -48,7 +48,7 @@ type searchJob struct {
 // searchOutcome is what a search goroutine sends back.
 type searchOutcome struct {
 	job   *searchJob
-	res   engine.Result
+	res   Answer
 	ended time.Time
 	panic *engine.Panic // raised again by the runner, stack and all
 }
@@ -141,21 +141,21 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	ply := r.board.ply()
 	job := &searchJob{ply: ply, received: received}
 	job.clock, job.inc = r.board.clockOf(r.us)
-	instant := func(m board.Move) bool {
+	instant := func(m board.Move, source string) bool {
 		now := time.Now()
 		job.started = now
 		r.search.job = job
-		return r.onResult(ctx, searchOutcome{job: job, res: engine.Result{Best: m}, ended: now})
+		return r.onResult(ctx, searchOutcome{job: job, res: Answer{Result: engine.Result{Best: m}, Source: source}, ended: now})
 	}
 	switch ml.N {
 	case 0:
 		return false // mate or stalemate: the stream ends the game
 	case 1:
-		return instant(ml.Moves[0])
+		return instant(ml.Moves[0], sourceForced)
 	}
 	if m, ok := r.bookMove(&pos, ply); ok {
 		r.log.Debug("book move", "ply", ply+1, "move", pos.UCI(m))
-		return instant(m)
+		return instant(m, sourceBook)
 	}
 	if r.board.state.WTime >= unlimitedMillis {
 		r.board.kind = unlimited
@@ -186,7 +186,6 @@ func (r *gameRunner) bookMove(pos *board.Position, ply int) (board.Move, bool) {
 func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, lim engine.Limits) {
 	sctx, cancel := context.WithCancel(ctx)
 	job.cancel = cancel
-	r.svc.fairThreads(r.eng)
 	job.started = time.Now()
 	if !job.ponder && job.safety > 0 {
 		job.safetyT = time.AfterFunc(job.safety, cancel)
@@ -290,7 +289,7 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 
 // judgeResult records the score of a search (a book or forced move has
 // none) and resigns a hopeless game; it returns true when it resigned.
-func (r *gameRunner) judgeResult(ctx context.Context, res engine.Result) bool {
+func (r *gameRunner) judgeResult(ctx context.Context, res Answer) bool {
 	if res.Depth == 0 && res.Nodes == 0 {
 		return false
 	}
@@ -333,7 +332,17 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 		wire = posted.Sub(sent)
 	}
 	waited := max(0, posted.Sub(sent)-wire)
-	internal := j.started.Sub(j.received) + sent.Sub(out.ended)
+	// The bot's own time: event received → the engine asked, and the
+	// answer read → the move request sent. An external engine reports when
+	// its go was written and its bestmove read.
+	asked, answered := j.started, out.ended
+	if a := out.res; !a.Sent.IsZero() && a.Sent.After(asked) {
+		asked = a.Sent
+	}
+	if a := out.res; !a.Read.IsZero() && a.Read.Before(answered) {
+		answered = a.Read
+	}
+	internal := asked.Sub(j.received) + sent.Sub(answered)
 	added := internal + wire
 	if err != nil {
 		r.svc.stats.count(func(s *stats) { s.moveErrors++ })
@@ -351,16 +360,16 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 		return r.phase == leaving
 	}
 	s.moveFails = 0
-	s.post = postRecord{ply: j.ply + 1, pending: true, before: j.clock, inc: j.inc, search: out.ended.Sub(j.started),
+	s.post = postRecord{ply: j.ply + 1, pending: true, before: j.clock, inc: j.inc, search: answered.Sub(asked),
 		waited: waited, measure: r.board.kind == realTime && j.ply >= 2 && j.clock > 0}
 	r.svc.overhead.Observe(added)
 	r.svc.stats.addLatency(internal, wire)
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
 	source := moveSource(pos, out.res)
-	r.noteMove(source, out.ended.Sub(j.started))
+	r.noteMove(source, answered.Sub(asked))
 	r.publishMove(source, j.ply+1, internal, wire)
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
-		"nodes", out.res.Nodes, "search_ms", ms2(out.ended.Sub(j.started)), "bot_ms", ms2(internal), "post_ms", ms2(wire))
+		"nodes", out.res.Nodes, "source", source, "search_ms", ms2(answered.Sub(asked)), "bot_ms", ms2(internal), "post_ms", ms2(wire))
 	if r.phase == leaving {
 		return true
 	}
@@ -387,7 +396,7 @@ func scoreCP(s engine.Score) (cp, mate int) {
 // and the expected reply.
 func (r *gameRunner) maybePonder(ctx context.Context, best, reply board.Move) {
 	b := &r.board
-	if !r.svc.cfg.Engine.Ponder || b.kind != realTime || reply == board.NoMove || !r.svc.canPonder() {
+	if !r.svc.cfg.Engine.Ponder || b.kind != realTime || reply == board.NoMove || !r.eng.CanPonder() {
 		return
 	}
 	g := b.game.Clone()

@@ -25,6 +25,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/lichess"
+	"github.com/ponderosa-chess/ponderosa/uci/client"
 )
 
 // pendingTimeout is how long an accepted challenge holds a game slot while
@@ -62,6 +63,7 @@ type Service struct {
 	overhead *overheadLearner
 	mem      store.Store
 	engines  *enginePool
+	spares   *sparePool // external engine processes ready for the next games; nil with the embedded engine
 	threads  int
 	book     *Book // nil without a book
 
@@ -165,6 +167,24 @@ func (s *Service) Run(ctx context.Context) error {
 		s.book = b
 	}
 	s.restoreMemory(time.Now())
+	if s.cfg.Engine.Command != nil {
+		// Nothing is accepted that cannot be played: the engine must start,
+		// answer and take its options now. That process is then the spare
+		// the first game takes.
+		spareCtx, cancelSpares := context.WithCancel(context.WithoutCancel(ctx))
+		e, err := s.checkEngine(spareCtx)
+		if err != nil {
+			cancelSpares()
+			return fmt.Errorf("PONDEROSA_ENGINE: %w", err)
+		}
+		s.log.Info("external engine", "engine", e.ID(), "command", strings.Join(s.cfg.Engine.Command, " "),
+			"protocol", s.cfg.Engine.Protocol)
+		s.spares = newSparePool(spareCtx, s.engineSpec(), s.log, e, s.cfg.Policy.MaxGames)
+		defer func() {
+			cancelSpares()
+			s.spares.close()
+		}()
+	}
 	s.log.Info("bot ready", "account", me.Username, "max_games", s.cfg.Policy.MaxGames, "threads", s.threads,
 		"hash_mb", s.cfg.Engine.HashMB, "ponder", s.cfg.Engine.Ponder, "shutdown", s.cfg.Shutdown.Mode)
 
@@ -245,6 +265,20 @@ func (s *Service) Run(ctx context.Context) error {
 		return loopErr
 	}
 	return nil
+}
+
+// checkEngine starts the external engine with its options; the error
+// says what went wrong (path, exit status, standard error).
+func (s *Service) checkEngine(ctx context.Context) (*client.Engine, error) {
+	e, err := client.Start(ctx, s.engineSpec())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.NewGame(ctx, client.NewGame{}); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
 // eventLoop reads the event stream until ctx ends or it fails for good.
@@ -351,10 +385,20 @@ func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{
 	}()
 }
 
-// playGame runs one game with an engine from the pool. A panic ends this
-// game only: it is logged, the game is resigned, and the engine discarded.
+// playGame runs one game with its engine: one from the pool, or a process
+// of the external engine. A panic ends this game only: it is logged, the
+// game is resigned, and the engine discarded.
 func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}) {
-	eng, full := s.engines.get()
+	var eng Engine
+	full := true
+	if s.cfg.Engine.Command != nil {
+		x := newExternalEngine(s, s.log.With("game_id", id))
+		eng, full = x, x.fallbackFull
+	} else {
+		b := &builtinEngine{svc: s}
+		b.eng, b.full = s.engines.get()
+		eng, full = b, b.full
+	}
 	r := newGameRunner(s, id, eng)
 	if !full {
 		r.log.Warn("more games than PONDEROSA_MAX_GAMES at once (resumed, or started elsewhere): this one gets a minimal hash table so that memory stays within the budget",
@@ -374,13 +418,13 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 			}
 			cancel()
 			s.stats.gameEnded(id, nil)
-			s.engines.discard(full) // the engine may be in a bad state: do not reuse it
+			eng.Close(true) // the engine may be in a bad state: do not reuse it
 			return
 		}
 		if r.phase != over {
 			s.stats.gameEnded(id, nil)
 		}
-		s.engines.put(eng, full)
+		eng.Close(false)
 	}()
 	if err := r.run(ctx, leave); err != nil {
 		r.log.Error("game stopped", "err", err)

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -19,7 +20,23 @@ import (
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ponderosa-bot-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak: errors on successful test run:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // long reports whether the long variants of the tests should run.
 func long() bool { return os.Getenv("PONDEROSA_LONG") == "1" }

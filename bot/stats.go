@@ -31,6 +31,11 @@ type stats struct {
 	moveRetries uint64 // moves posted again after a 429
 	ponderHit   uint64
 	ponderMiss  uint64
+	// engineFaults counts the external engine's faults by kind (exit,
+	// hang, flood, malformed, illegal, handshake, start, restart, ...);
+	// fallbackMoves counts moves the embedded engine played in its place.
+	engineFaults  map[string]uint64
+	fallbackMoves uint64
 
 	challenges map[string]uint64 // "accept", "queue", "decline:<reason>"
 	results    map[string]uint64 // win, loss, draw, aborted
@@ -138,7 +143,7 @@ func (s *stats) restoreRecent(r GameResult) {
 }
 
 func newStats(stream func() lichess.StreamState) *stats {
-	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{},
+	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{}, engineFaults: map[string]uint64{},
 		live: map[string]*LiveGame{}, stream: stream}
 }
 
@@ -234,6 +239,10 @@ type Snapshot struct {
 	PonderHit   uint64              `json:"ponder_hits"`
 	PonderMiss  uint64              `json:"ponder_misses"`
 	Overhead    time.Duration       `json:"move_overhead_ns"`
+	// EngineFaults counts the external engine's faults by kind;
+	// FallbackMoves the moves the embedded engine played in its place.
+	EngineFaults  map[string]uint64 `json:"engine_faults"`
+	FallbackMoves uint64            `json:"fallback_moves"`
 	// Latency is the time the bot adds to a move beyond the search, up to
 	// sending the move; RoundTrip is the move request's round trip.
 	Latency   LatencySummary `json:"latency"`
@@ -260,7 +269,7 @@ func (s *stats) Snapshot() Snapshot {
 		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
-		Limits: s.limitsLocked(time.Now()),
+		Limits: s.limitsLocked(time.Now()), EngineFaults: mapsClone(s.engineFaults), FallbackMoves: s.fallbackMoves,
 	}
 	if s.memory != nil {
 		snap.MemoryDegraded = s.memory().Reason
@@ -331,6 +340,17 @@ func (s *stats) writeMetrics(w io.Writer) {
 	metric("ponderosa_ponder_total", "counter", "Ponder searches by outcome.")
 	p("ponderosa_ponder_total{outcome=\"hit\"} %d", snap.PonderHit)
 	p("ponderosa_ponder_total{outcome=\"miss\"} %d", snap.PonderMiss)
+	metric("ponderosa_engine_faults_total", "counter", "Faults of the external engine by kind (each kills and restarts its process).")
+	faults := make([]string, 0, len(snap.EngineFaults))
+	for k := range snap.EngineFaults {
+		faults = append(faults, k)
+	}
+	sort.Strings(faults)
+	for _, k := range faults {
+		p("ponderosa_engine_faults_total{fault=%q} %d", k, snap.EngineFaults[k])
+	}
+	metric("ponderosa_engine_fallback_moves_total", "counter", "Moves the embedded engine played for a faulty external engine.")
+	p("ponderosa_engine_fallback_moves_total %d", snap.FallbackMoves)
 	metric("ponderosa_move_overhead_seconds", "gauge", "Learned time lost per move outside the search.")
 	p("ponderosa_move_overhead_seconds %g", snap.Overhead.Seconds())
 	summary := func(name, help string, l LatencySummary) {

@@ -24,7 +24,7 @@ import (
 // cmdBot runs the Lichess bot service (or, with --sandbox, the whole
 // service against an in-process fake Lichess).
 func cmdBot(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("bot", "[--env FILE] [--upgrade [--yes]] [--sandbox [--games N]]", env)
+	fs := newFlagSet("bot", "[--env FILE] [--engine CMD [--engine-protocol uci|xboard]] [--upgrade [--yes]] [--sandbox [--games N]]", env)
 	envFile := fs.String("env", ".env", "optional file of settings (KEY=value lines); real environment variables win")
 	upgrade := fs.Bool("upgrade", false, "upgrade the token's account to a BOT account (IRREVERSIBLE) and exit")
 	yes := fs.Bool("yes", false, "with --upgrade: do not ask for confirmation")
@@ -32,6 +32,8 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	games := fs.Int("games", 2, "with --sandbox: number of games to play")
 	clock := fs.Duration("clock", time.Minute, "with --sandbox: initial clock of the games")
 	inc := fs.Duration("increment", time.Second, "with --sandbox: increment of the games")
+	engineCmd := fs.String("engine", "", "engine behind the bot: builtin or a command line (overrides PONDEROSA_ENGINE)")
+	engineProto := fs.String("engine-protocol", "", "protocol of --engine: uci or xboard (overrides PONDEROSA_ENGINE_PROTOCOL)")
 	settings := fs.Bool("settings", false, "list every setting with its default and exit")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -47,6 +49,7 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	getenv = withOverrides(getenv, map[string]string{"PONDEROSA_ENGINE": *engineCmd, "PONDEROSA_ENGINE_PROTOCOL": *engineProto})
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return fmt.Errorf("invalid settings:\n%w", err)
@@ -113,6 +116,16 @@ func withDotEnv(getenv func(string) string, path string, explicit bool) (func(st
 		}
 		return vals[k]
 	}, nil
+}
+
+// withOverrides returns a getenv where the non-empty values of over win.
+func withOverrides(getenv func(string) string, over map[string]string) func(string) string {
+	return func(k string) string {
+		if v := over[k]; v != "" {
+			return v
+		}
+		return getenv(k)
+	}
 }
 
 // isFlagSet reports whether the flag was given on the command line.

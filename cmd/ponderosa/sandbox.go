@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/bot"
@@ -161,6 +162,10 @@ func runSandbox(ctx context.Context, cfg config.Config, o sandboxOptions) (bot.S
 	l := snap.Latency
 	fmt.Fprintf(o.Out, "Moves posted: %d; time added by the bot beyond the search: median %v, max %v; move request round trip: median %v\n",
 		snap.Moves, l.Median.Round(time.Microsecond), l.Max.Round(time.Microsecond), snap.RoundTrip.Median.Round(time.Microsecond))
+	if cfg.Engine.Command != nil {
+		fmt.Fprintf(o.Out, "External engine %q: faults %v; moves the embedded engine played in its place: %d\n",
+			strings.Join(cfg.Engine.Command, " "), snap.EngineFaults, snap.FallbackMoves)
+	}
 	if cfg.PGNDir != "" {
 		fmt.Fprintf(o.Out, "PGN files: %s\n", cfg.PGNDir)
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ var (
 	ErrHang = errors.New("engine did not answer stop in time")
 	// ErrBadMove: the engine's move is malformed or missing.
 	ErrBadMove = errors.New("engine sent a malformed move")
+	// ErrDown: the search did not run, the engine having ended before
+	// (the error also wraps that earlier fault).
+	ErrDown = errors.New("engine down after an earlier fault")
 	// ErrUnsupported: the engine cannot do what was asked (an option it
 	// does not announce, a variant it does not play).
 	ErrUnsupported = errors.New("engine does not support this")
@@ -63,6 +67,10 @@ type Spec struct {
 	// Ponder, when the engine announces a Ponder option (UCI), sets it so
 	// that the engine plans for ponder searches.
 	Ponder bool
+	// OwnOverhead says the caller takes the move overhead off the clocks
+	// it sends: an announced "Move Overhead" option is set to its minimum,
+	// so that the overhead is not counted twice.
+	OwnOverhead bool
 	// HandshakeTimeout bounds uciok and each readyok (default 15 s, which
 	// leaves Lc0 time to load its network).
 	HandshakeTimeout time.Duration
@@ -243,7 +251,7 @@ func Start(ctx context.Context, spec Spec) (*Engine, error) {
 	}
 	e := &Engine{spec: spec, p: p, drv: drv, id: spec.Argv[0]}
 	if err := e.setup(ctx); err != nil {
-		e.kill(err)
+		p.Close("", 0) // killed and waited for: nothing is left behind
 		return nil, e.describe(err)
 	}
 	return e, nil
@@ -252,6 +260,15 @@ func Start(ctx context.Context, spec Spec) (*Engine, error) {
 func (e *Engine) setup(ctx context.Context) error {
 	if err := e.drv.handshake(ctx, e); err != nil {
 		return err
+	}
+	if e.spec.OwnOverhead {
+		for _, o := range e.opts {
+			if (strings.EqualFold(o.Name, "Move Overhead") || strings.EqualFold(o.Name, "MoveOverhead")) && o.Type == "spin" {
+				if err := e.drv.setOption(e, Option{o.Name, strconv.Itoa(max(o.Min, 0))}); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	for _, o := range e.spec.Options {
 		if err := e.drv.setOption(e, o); err != nil {
@@ -387,7 +404,7 @@ func (e *Engine) Go(ctx context.Context, pos Position, lim Limits, info func(Inf
 			<-prev.done
 		}
 		if err := e.Err(); err != nil {
-			s.err = err
+			s.err = fmt.Errorf("%w: %w", ErrDown, err)
 			return
 		}
 		res, err := e.drv.search(e, s)

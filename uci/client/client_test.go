@@ -155,7 +155,7 @@ func TestUCIFaults(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the faulty process is still running")
 			}
-			if _, err := e.Go(context.Background(), italian, Limits{Depth: 1}, nil).Wait(); !errors.Is(err, tc.want) {
+			if _, err := e.Go(context.Background(), italian, Limits{Depth: 1}, nil).Wait(); !errors.Is(err, tc.want) || !errors.Is(err, ErrDown) {
 				t.Fatalf("a search after the fault: %v", err)
 			}
 		})
@@ -272,5 +272,27 @@ func TestXBoardEngines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStopRightAfterGo: Ethereal 12 loses a stop that comes right after
+// "go ponder" and then ponders forever; the client holds stop until the
+// search shows a sign of life.
+func TestStopRightAfterGo(t *testing.T) {
+	path := need(t, "/usr/games/ethereal-chess")
+	e, err := Start(context.Background(), Spec{Argv: []string{path}, Ponder: true, StopGrace: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.NewGame(context.Background(), NewGame{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		s := e.Go(context.Background(), italian, Limits{Ponder: true, WTime: 3 * time.Second, BTime: 3 * time.Second}, nil)
+		s.Stop()
+		if _, err := s.Wait(); err != nil {
+			t.Fatalf("search %d: %v", i, err)
+		}
 	}
 }

@@ -219,24 +219,46 @@ func (uciDriver) search(e *Engine, s *Search) (BestMove, error) {
 		return BestMove{}, err
 	}
 	var (
+		// Some engines lose a stop or ponderhit that comes right after go
+		// (Ethereal 12 then ponders forever): both wait until the search
+		// shows a sign of life, its first line, or settleTime has passed.
+		alive             bool
+		settled           = time.After(settleTime)
+		wantHit, wantStop bool
 		hitSent, stopSent bool
 		early             *BestMove // a ponder search's answer before ponderhit or stop
 		grace             <-chan time.Time
 		ctxDone           = s.ctx.Done()
 	)
-	stop := func() error {
-		if stopSent {
+	// act sends what is wanted and may be sent now.
+	act := func() error {
+		if !alive {
 			return nil
 		}
-		stopSent = true
-		grace = time.After(e.spec.StopGrace)
-		return e.p.Send("stop")
+		if wantHit && !hitSent && !stopSent && s.lim.Ponder {
+			hitSent = true
+			if err := e.p.Send("ponderhit"); err != nil {
+				return err
+			}
+		}
+		if wantStop && !stopSent {
+			stopSent = true
+			grace = time.After(e.spec.StopGrace)
+			return e.p.Send("stop")
+		}
+		return nil
 	}
 	for {
 		select {
 		case line, ok := <-e.p.Lines():
 			if !ok {
 				return BestMove{}, e.p.Err()
+			}
+			if !alive {
+				alive = true
+				if err := act(); err != nil {
+					return BestMove{}, err
+				}
 			}
 			f := strings.Fields(line)
 			if len(f) == 0 {
@@ -267,32 +289,35 @@ func (uciDriver) search(e *Engine, s *Search) (BestMove, error) {
 					// Too early: the caller may only see an answer after
 					// ponderhit or stop, which the engine was not sent.
 					early = &res
+					if wantHit || wantStop {
+						return res, nil
+					}
 					continue
 				}
 				return res, nil
 			}
+		case <-settled:
+			settled = nil
+			alive = true
+			if err := act(); err != nil {
+				return BestMove{}, err
+			}
 		case <-s.signals:
-			hit, stopReq := s.pending()
-			if early != nil && (hit || stopReq) {
+			hit, stop := s.pending()
+			wantHit, wantStop = wantHit || hit, wantStop || stop
+			if early != nil && (wantHit || wantStop) {
 				return *early, nil
 			}
-			if hit && !hitSent && s.lim.Ponder && !stopSent {
-				hitSent = true
-				if err := e.p.Send("ponderhit"); err != nil {
-					return BestMove{}, err
-				}
-			}
-			if stopReq {
-				if err := stop(); err != nil {
-					return BestMove{}, err
-				}
+			if err := act(); err != nil {
+				return BestMove{}, err
 			}
 		case <-ctxDone:
 			ctxDone = nil
+			wantStop = true
 			if early != nil {
 				return *early, nil
 			}
-			if err := stop(); err != nil {
+			if err := act(); err != nil {
 				return BestMove{}, err
 			}
 		case <-grace:
@@ -300,6 +325,10 @@ func (uciDriver) search(e *Engine, s *Search) (BestMove, error) {
 		}
 	}
 }
+
+// settleTime is the longest a stop or ponderhit waits for a new search to
+// show a sign of life.
+const settleTime = 50 * time.Millisecond
 
 // goCommand writes the go line for lim.
 func goCommand(l Limits) string {

@@ -27,9 +27,13 @@ type xboardDriver struct {
 	base, inc time.Duration // the game's clock, for level
 }
 
-// xboardFeatureWait bounds the wait for "feature done=1" from an engine
-// that never says "done=0" (version 1 engines send no features at all).
-const xboardFeatureWait = 2 * time.Second
+// Without "feature done=0", an engine's features are over once no line
+// has come for xboardFeatureWait (version 1 engines send none at all);
+// the first line may take xboardFirstLineWait (a loaded machine).
+const (
+	xboardFeatureWait   = 2 * time.Second
+	xboardFirstLineWait = 5 * time.Second
+)
 
 func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 	d.features = map[string]string{}
@@ -40,7 +44,8 @@ func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 		return err
 	}
 	hard := time.Now().Add(e.spec.HandshakeTimeout)
-	deadline := time.Now().Add(xboardFeatureWait)
+	deadline := time.Now().Add(xboardFirstLineWait)
+	waitDone := false
 	for {
 		wait := deadline
 		if hard.Before(wait) {
@@ -53,6 +58,9 @@ func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 		if err != nil {
 			return handshakeErr("feature done=1", err)
 		}
+		if !waitDone {
+			deadline = time.Now().Add(xboardFeatureWait)
+		}
 		if !strings.HasPrefix(line, "feature ") {
 			continue
 		}
@@ -64,7 +72,7 @@ func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 				if v == "1" {
 					goto done
 				}
-				deadline = hard // done=0: wait for done=1 as long as allowed
+				deadline, waitDone = hard, true // done=0: wait for done=1 as long as allowed
 			case "option":
 				if o, ok := parseXBoardOption(v); ok {
 					e.opts = append(e.opts, o)
