@@ -77,7 +77,7 @@ type Spec struct {
 	// StopGrace is how long a search may take to answer stop (default
 	// 500 ms); past it the engine is killed (ErrHang).
 	StopGrace time.Duration
-	// MaxLinesPerSecond bounds the output rate (default 5000).
+	// MaxLinesPerSecond bounds the output rate (default 1000; real engines print tens a second).
 	MaxLinesPerSecond int
 	// Log, if set, sees every line sent (">") and received ("<").
 	Log func(dir, line string)
@@ -233,7 +233,7 @@ func Start(ctx context.Context, spec Spec) (*Engine, error) {
 		spec.StopGrace = 500 * time.Millisecond
 	}
 	if spec.MaxLinesPerSecond <= 0 {
-		spec.MaxLinesPerSecond = 5000
+		spec.MaxLinesPerSecond = 1000
 	}
 	var drv driver
 	switch spec.Protocol {
