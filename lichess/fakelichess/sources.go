@@ -160,18 +160,18 @@ func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
 
 // tbEntry is the tablebase's JSON for a position or a move.
 type tbEntry struct {
-	UCI                  string    `json:"uci,omitempty"`
-	SAN                  string    `json:"san,omitempty"`
-	Category             string    `json:"category"`
-	DTZ                  *int      `json:"dtz"`
-	PreciseDTZ           *int      `json:"precise_dtz"`
-	DTM                  *int      `json:"dtm"`
-	Zeroing              *bool     `json:"zeroing,omitempty"`
-	Checkmate            bool      `json:"checkmate"`
-	Stalemate            bool      `json:"stalemate"`
-	VariantWin           bool      `json:"variant_win"`
-	VariantLoss          bool      `json:"variant_loss"`
-	InsufficientMaterial bool      `json:"insufficient_material"`
+	UCI                  string `json:"uci,omitempty"`
+	SAN                  string `json:"san,omitempty"`
+	Category             string `json:"category"`
+	DTZ                  *int   `json:"dtz"`
+	PreciseDTZ           *int   `json:"precise_dtz"`
+	DTM                  *int   `json:"dtm"`
+	Zeroing              *bool  `json:"zeroing,omitempty"`
+	Checkmate            bool   `json:"checkmate"`
+	Stalemate            bool   `json:"stalemate"`
+	VariantWin           bool   `json:"variant_win"`
+	VariantLoss          bool   `json:"variant_loss"`
+	InsufficientMaterial bool   `json:"insufficient_material"`
 	rank                 int
 }
 

@@ -1,8 +1,8 @@
 package fakelichess
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
