@@ -82,12 +82,22 @@ func TestManyGames(t *testing.T) {
 			for int(next.Add(1)) <= games && !t.Failed() {
 				id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: clock, ClockIncrement: inc})
 				ctxDeadline := 3*clock + time.Minute
-				h.waitFor("accepted", 30*time.Second, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
-				if st, reason := h.challengeStatus(id); st != "accepted" {
-					t.Errorf("challenge %s %s %s", id, st, reason)
+				// Not h.waitFor and h.waitOver: they end the test with
+				// t.Fatal, which only the test's goroutine may call.
+				wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				err := h.srv.WaitUntil(wctx, func() bool { st, _ := h.challengeStatus(id); return st != "created" })
+				cancel()
+				if st, reason := h.challengeStatus(id); err != nil || st != "accepted" {
+					t.Errorf("challenge %s %s %s (%v)", id, st, reason, err)
 					return
 				}
-				g := h.waitOver(id, ctxDeadline)
+				wctx, cancel = context.WithTimeout(context.Background(), ctxDeadline)
+				g, err := h.srv.WaitGameOver(wctx, id)
+				cancel()
+				if err != nil {
+					t.Errorf("game %s not over: %v (state %+v)", id, err, g)
+					return
+				}
 				mu.Lock()
 				statuses[g.Status]++
 				if g.Status == "outoftime" && g.Winner != g.BotColor {
