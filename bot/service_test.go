@@ -111,14 +111,18 @@ func (h *harness) start() {
 	h.cancel = cancel
 	h.done = make(chan error, 1)
 	go func() { h.done <- h.svc.Run(ctx) }()
+	// Stopped at the end even when it never gets ready (an external
+	// engine's start-up check may still be running: its processes must go).
+	h.t.Cleanup(func() { h.stop() })
 	select {
 	case <-ready:
 	case err := <-h.done:
+		h.cancel = nil
+		cancel()
 		h.t.Fatalf("service stopped at start: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		h.t.Fatal("service not ready")
 	}
-	h.t.Cleanup(func() { h.stop() })
 }
 
 // stop cancels the service and waits for Run to return.

@@ -28,12 +28,10 @@ type xboardDriver struct {
 }
 
 // Without "feature done=0", an engine's features are over once no line
-// has come for xboardFeatureWait (version 1 engines send none at all);
-// the first line may take xboardFirstLineWait (a loaded machine).
-const (
-	xboardFeatureWait   = 2 * time.Second
-	xboardFirstLineWait = 5 * time.Second
-)
+// has come for xboardFeatureWait after the first one (an engine of
+// protocol version 1, which says nothing, takes the whole handshake
+// timeout).
+const xboardFeatureWait = 2 * time.Second
 
 func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 	d.features = map[string]string{}
@@ -44,7 +42,7 @@ func (d *xboardDriver) handshake(ctx context.Context, e *Engine) error {
 		return err
 	}
 	hard := time.Now().Add(e.spec.HandshakeTimeout)
-	deadline := time.Now().Add(xboardFirstLineWait)
+	deadline := hard // the first line may take long on a loaded machine
 	waitDone := false
 	for {
 		wait := deadline
