@@ -2,7 +2,9 @@ package bot
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -98,12 +100,44 @@ func TestStatusDoesNotSortPerRequest(t *testing.T) {
 }
 
 // TestStatusServerTimeouts: the status server bounds every phase of a
-// connection (issue 13: no IdleTimeout or WriteTimeout).
+// connection (issue 13: no IdleTimeout or WriteTimeout): a client that
+// never reads a large answer is cut off after the write deadline.
 func TestStatusServerTimeouts(t *testing.T) {
+	t.Parallel()
 	srv := newStatusServer(http.NotFoundHandler())
 	if srv.ReadHeaderTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
 		t.Errorf("status server limits: header %v write %v idle %v header bytes %d",
 			srv.ReadHeaderTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+	// A handler writing far more than the socket buffers hold, to a client
+	// that reads nothing: the write deadline ends it.
+	ended := make(chan error, 1)
+	big := newStatusServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := make([]byte, 1<<20)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				ended <- err
+				return
+			}
+		}
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go big.Serve(ln)
+	defer big.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	select {
+	case err := <-ended:
+		t.Logf("write to a client that does not read ended: %v", err)
+	case <-time.After(srv.WriteTimeout + 20*time.Second):
+		t.Fatal("a client that never reads holds the handler past the write deadline")
 	}
 }
 
