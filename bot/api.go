@@ -21,6 +21,7 @@ type lichessAPI interface {
 	Abort(ctx context.Context, gameID string) error
 	Resign(ctx context.Context, gameID string) error
 	ClaimVictory(ctx context.Context, gameID string) error
+	ClaimDraw(ctx context.Context, gameID string) error
 	HandleDrawOffer(ctx context.Context, gameID string, accept bool) error
 	HandleTakeback(ctx context.Context, gameID string, accept bool) error
 	OnlineBots(ctx context.Context, nb int) ([]lichess.User, error)

@@ -49,6 +49,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		s.mu.Unlock()
 		return
 	}
+	d = s.limitRematches(c, d)
 	if d.Verdict == Queue {
 		s.queue = append(s.queue, *c)
 	}

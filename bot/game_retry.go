@@ -19,13 +19,14 @@ const (
 	moveRetryAttempts = 20
 )
 
-// sendMove posts uci for the search job j. A 429 on the move is retried
+// sendMove posts uci for the search job j, offering a draw with it when
+// offerDraw is set. A 429 on the move is retried
 // with backoff, never past the moment our clock would run out (its state's
 // arrival plus our time, less the learned overhead): the retry's deadline
 // makes the client refuse to wait past it. It returns the error of the
 // last attempt; a lichess.Attempt in ctx records that attempt's own round
 // trip, so the waits never teach the overhead learner.
-func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string) (err error) {
+func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string, offerDraw bool) (err error) {
 	var deadline time.Time
 	if r.board.kind == realTime && j.clock > 0 {
 		deadline = j.received.Add(j.clock - r.svc.overhead.Overhead())
@@ -36,7 +37,7 @@ func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string) (er
 		if !deadline.IsZero() {
 			mctx, cancel = context.WithDeadline(ctx, deadline)
 		}
-		err = r.svc.api.Move(mctx, r.id, uci, false)
+		err = r.svc.api.Move(mctx, r.id, uci, offerDraw)
 		cancel()
 		var rl *lichess.RateLimitError
 		if err == nil || !errors.As(err, &rl) || rl.Quota() || ctx.Err() != nil {

@@ -322,7 +322,8 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	uci := pos.UCI(out.res.Best)
 	var at lichess.Attempt
 	sent := time.Now()
-	err := r.sendMove(lichess.WithAttempt(ctx, &at), j, uci) // a 429 is retried within our clock (game_retry.go)
+	offer := r.offerDraw(pos, out.res)
+	err := r.sendMove(lichess.WithAttempt(ctx, &at), j, uci, offer) // a 429 is retried within our clock (game_retry.go)
 	posted := time.Now()
 	// The request's own round trip; time spent before it (the limiter, a
 	// 429 pause, retries) is no transport overhead and is left out of the
@@ -368,7 +369,7 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	source := moveSource(pos, out.res)
 	r.noteMove(source, answered.Sub(asked))
 	r.publishMove(source, j.ply+1, internal, wire)
-	r.log.Info("move", "ply", j.ply+1, "move", uci, "score", out.res.Score.String(), "depth", out.res.Depth,
+	r.log.Info("move", "ply", j.ply+1, "move", uci, "offer_draw", offer, "score", out.res.Score.String(), "depth", out.res.Depth,
 		"nodes", out.res.Nodes, "source", source, "search_ms", ms2(answered.Sub(asked)), "bot_ms", ms2(internal), "post_ms", ms2(wire))
 	if r.phase == leaving {
 		return true

@@ -121,8 +121,7 @@ func (r *gameRunner) maybeClaim(ctx context.Context) {
 	if !r.talk.oppGone || r.board.state.Status.Finished() {
 		return
 	}
-	r.log.Info("claiming victory: the opponent left")
-	r.later("claim victory", func(c context.Context) error { return r.svc.api.ClaimVictory(c, r.id) })
+	r.claim(ctx)
 }
 
 // onChat answers chat commands.

@@ -11,6 +11,10 @@ const mateCP = 100000
 type judge struct {
 	cfg    config.Game
 	scores []int
+	// offeredAt is the count of our moves when we last offered a draw;
+	// offered is false before the first offer.
+	offeredAt int
+	offered   bool
 }
 
 // Record adds the score of our latest search.
@@ -37,6 +41,13 @@ func (j *judge) AcceptDraw(moveNumber int, dead bool) bool {
 	if dead {
 		return true
 	}
+	return j.level(moveNumber)
+}
+
+// level reports whether the game is a level one late enough for a draw: at
+// full move moveNumber, at least DrawMinMove, our last DrawMoves scores
+// were all within DrawScore of zero.
+func (j *judge) level(moveNumber int) bool {
 	if moveNumber < j.cfg.DrawMinMove {
 		return false
 	}
@@ -49,6 +60,22 @@ func (j *judge) AcceptDraw(moveNumber int, dead bool) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// OfferDraw reports whether to offer a draw with our move at full move
+// moveNumber, ours being the count of our moves with this one: offers are
+// enabled, the game is level under the rule that accepts a draw (level),
+// and our last offer was at least DrawOfferEvery of our moves ago. A true
+// answer counts as the offer made.
+func (j *judge) OfferDraw(moveNumber, ours int) bool {
+	if !j.cfg.OfferDraws || !j.level(moveNumber) {
+		return false
+	}
+	if j.offered && ours-j.offeredAt < j.cfg.DrawOfferEvery {
+		return false
+	}
+	j.offered, j.offeredAt = true, ours
 	return true
 }
 

@@ -82,6 +82,9 @@ type Service struct {
 	pending map[string]time.Time // accepted challenges awaiting gameStart
 	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
 	wake    chan struct{}        // a game ended: look at the queue
+	// rematches counts, per opponent (lowercase id), the rematches
+	// accepted in a row (rematch.go).
+	rematches map[string]int
 
 	mm matchmaker // used by the event loop only
 }

@@ -112,6 +112,9 @@ type Policy struct {
 	QueueSize int
 	// Correspondence and Unlimited enable those time controls.
 	Correspondence, Unlimited bool
+	// MaxRematches is how many rematches in a row the bot accepts from one
+	// opponent; the next is declined with "later" (0 = none).
+	MaxRematches int
 }
 
 // Game holds the in-game behaviour: draws, resignation, takebacks, aborts.
@@ -133,8 +136,14 @@ type Game struct {
 	// AbortAfter is how long the bot waits for an opponent's first move
 	// before aborting the game (when Lichess still allows it).
 	AbortAfter time.Duration
-	// ClaimVictory claims the win when the opponent has left the game.
+	// ClaimVictory claims the win when the opponent has left the game (a
+	// draw instead when we lack the material to mate).
 	ClaimVictory bool
+	// OfferDraws offers a draw with our move under the rule that accepts
+	// one (DrawScore, DrawMoves, DrawMinMove), at most once every
+	// DrawOfferEvery of our moves.
+	OfferDraws     bool
+	DrawOfferEvery int
 }
 
 // Chat holds the chat messages. An empty message is not sent. Messages may

@@ -150,6 +150,9 @@ var settings = []setting{
 	{Setting: Setting{"PONDEROSA_UNLIMITED", "false", "accept challenges without a clock (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Unlimited, err = parseBool(v); return }},
 
+	{Setting: Setting{"PONDEROSA_MAX_REMATCHES", "3", "rematches accepted in a row from one opponent; the next is declined with \"later\" (0 = none, up to 100)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxRematches, err = parseInt(v, 0, 100); return }},
+
 	// In-game behaviour.
 	{Setting: Setting{"PONDEROSA_ACCEPT_DRAWS", "true", "accept draw offers when the game has been level for a while (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Game.AcceptDraws, err = parseBool(v); return }},
@@ -159,6 +162,10 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Game.DrawMoves, err = parseInt(v, 1, 100); return }},
 	{Setting: Setting{"PONDEROSA_DRAW_MIN_MOVE", "30", "no draw accepted before this move number (1 to 500)"},
 		set: func(c *Config, v string) (err error) { c.Game.DrawMinMove, err = parseInt(v, 1, 500); return }},
+	{Setting: Setting{"PONDEROSA_OFFER_DRAWS", "false", "offer a draw with our move when the game has been level for a while, under the rules that accept one (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Game.OfferDraws, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_DRAW_OFFER_EVERY", "10", "at most one draw offer every this many of our moves (10 to 500; Lichess ignores offers within 20 plies of the last)"},
+		set: func(c *Config, v string) (err error) { c.Game.DrawOfferEvery, err = parseInt(v, 10, 500); return }},
 	{Setting: Setting{"PONDEROSA_RESIGN", "false", "resign hopeless games (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Game.Resign, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_RESIGN_SCORE", "1000", "\"hopeless\": score at or below minus this many centipawns (100 to 100000)"},
@@ -172,7 +179,7 @@ var settings = []setting{
 			c.Game.AbortAfter, err = parseDuration(v, 5*time.Second, 10*time.Minute)
 			return
 		}},
-	{Setting: Setting{"PONDEROSA_CLAIM_VICTORY", "true", "claim the win when the opponent has left the game (true/false)"},
+	{Setting: Setting{"PONDEROSA_CLAIM_VICTORY", "true", "claim the win when the opponent has left the game, a draw (claim-draw) when we lack mating material (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Game.ClaimVictory, err = parseBool(v); return }},
 
 	// Chat.
