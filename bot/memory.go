@@ -109,3 +109,10 @@ func (r *gameRunner) remember(st *lichess.GameState, result, pgn string) {
 
 // clampRating keeps a rating the store accepts (Lichess's are 400-3500).
 func clampRating(r int) int { return min(max(r, 0), 4000) }
+
+// opponentTable is the status endpoint's results per opponent, from the
+// games in memory.
+func (s *Service) opponentTable() []store.Tally {
+	t := store.TallyBy(s.mem.RecentGames(5000), func(g *store.Game) string { return g.Opponent }, true)
+	return t[:min(len(t), 20)]
+}

@@ -83,6 +83,9 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	if len(snap.Recent) != 2 || snap.Recent[1].Result != "win" || snap.Recent[1].Opponent != "Bob" {
 		t.Errorf("recent results after the restart: %+v", snap.Recent)
 	}
+	if o := snap.Opponents; len(o) != 1 || o[0].Key != "bob" || o[0].Name != "Bob" || o[0].Wins != 2 || o[0].Performance != 2400 {
+		t.Errorf("opponents after the restart: %+v", o)
+	}
 	if snap.MemoryDegraded != "" {
 		t.Errorf("memory degraded: %s", snap.MemoryDegraded)
 	}

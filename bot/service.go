@@ -127,7 +127,11 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 }
 
 // Snapshot returns the current figures: live games, results, latency.
-func (s *Service) Snapshot() Snapshot { return s.stats.Snapshot() }
+func (s *Service) Snapshot() Snapshot {
+	snap := s.stats.Snapshot()
+	snap.Opponents = s.opponentTable()
+	return snap
+}
 
 // ErrNotBot is returned by Run when the account is not a BOT account.
 var ErrNotBot = errors.New("the account is not a BOT account")

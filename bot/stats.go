@@ -253,6 +253,10 @@ type Snapshot struct {
 	// MemoryDegraded says why the bot's memory across restarts is not
 	// being saved (bot/store); empty when it is.
 	MemoryDegraded string `json:"memory_degraded,omitempty"`
+	// Opponents are the results against each opponent over the games the
+	// bot remembers in memory (the last 30 days, at most 5000 games), the
+	// most games first, at most 20 (Service.Snapshot fills it).
+	Opponents []store.Tally `json:"opponents,omitempty"`
 }
 
 // Snapshot returns a copy of the current figures.

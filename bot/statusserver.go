@@ -111,7 +111,7 @@ func (s *Service) statusHandler() (http.Handler, error) {
 		w.Header().Set("Cache-Control", "no-store")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		enc.Encode(statusDoc{Snapshot: s.stats.Snapshot(), Bot: snap.Bot, Games: snap.Games})
+		enc.Encode(statusDoc{Snapshot: s.Snapshot(), Bot: snap.Bot, Games: snap.Games})
 	})
 	mux.Handle("/", page)
 	if s.cfg.StatusUser == "" {

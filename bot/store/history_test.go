@@ -181,3 +181,31 @@ func BenchmarkHistory100k(b *testing.B) {
 		}
 	}
 }
+
+// TestTallyByMatchesHistory: the tallies of games in memory (the status
+// page's) and the history's from SQLite agree.
+func TestTallyByMatchesHistory(t *testing.T) {
+	d := openTest(t, t.TempDir())
+	defer d.Close()
+	now := time.Now()
+	results := []string{Win, Draw, Loss, Win, Aborted, Loss}
+	for i := range 60 {
+		g := testGame(fmt.Sprintf("g%d", i), fmt.Sprintf("bot%d", i%4), results[i%len(results)], now.Add(time.Duration(i)*time.Minute))
+		g.OpponentRating = []int{0, 1500, 2200}[i%3]
+		d.AddGame(g)
+	}
+	d.Flush(context.Background())
+	r, err := OpenReadOnly(context.Background(), d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.History(context.Background(), Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := TallyBy(d.RecentGames(1000), func(g *Game) string { return g.Opponent }, true)
+	if fmt.Sprint(mem) != fmt.Sprint(rep.ByOpponent) {
+		t.Errorf("in memory:\n%+v\nhistory:\n%+v", mem, rep.ByOpponent)
+	}
+}

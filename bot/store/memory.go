@@ -261,3 +261,59 @@ func clone(m map[string]int) map[string]int {
 	}
 	return out
 }
+
+// TallyBy sums games into one Tally per key (aborted games left out), the
+// most games first; with names, a Tally's Name is its latest game's
+// OpponentName. It is the history's arithmetic over games in memory.
+func TallyBy(games []Game, key func(*Game) string, names bool) []Tally {
+	type acc struct {
+		w, d, l, rated, sum, diff int
+		name                      string
+		last                      time.Time
+	}
+	accs := map[string]*acc{}
+	for i := range games {
+		g := &games[i]
+		if g.Result == Aborted {
+			continue
+		}
+		k := key(g)
+		a := accs[k]
+		if a == nil {
+			a = &acc{}
+			accs[k] = a
+		}
+		win, loss := 0, 0
+		switch g.Result {
+		case Win:
+			a.w, win = a.w+1, 1
+		case Draw:
+			a.d++
+		case Loss:
+			a.l, loss = a.l+1, 1
+		default:
+			continue
+		}
+		if g.OpponentRating > 0 {
+			a.rated++
+			a.sum += g.OpponentRating
+			a.diff += win - loss
+		}
+		if names && !g.Ended.Before(a.last) {
+			a.name, a.last = g.OpponentName, g.Ended
+		}
+	}
+	out := make([]Tally, 0, len(accs))
+	for k, a := range accs {
+		t := tallyOf(k, a.w, a.d, a.l, a.rated, a.sum, a.diff)
+		t.Name = a.name
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tally) int {
+		if a.Games != b.Games {
+			return b.Games - a.Games
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
+}
