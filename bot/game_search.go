@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,8 @@ type searchOutcome struct {
 	job   *searchJob
 	res   Answer
 	ended time.Time
-	panic *engine.Panic // raised again by the runner, stack and all
+	panic *engine.Panic      // raised again by the runner, stack and all
+	src   *movesource.Answer // the move came from a move source, not the search
 }
 
 // postRecord remembers our last posted move: whether the stream has shown
@@ -201,6 +203,9 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 	}
 	job.handle = r.eng.Start(sctx, g, lim, report)
 	s := &r.search
+	if !job.ponder && r.svc.sources != nil {
+		r.lookupSources(sctx, job, g.Position())
+	}
 	s.searches.Add(1)
 	go func() {
 		defer s.searches.Done()
@@ -222,6 +227,30 @@ func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, 
 		out.ended = time.Now()
 		select {
 		case s.results <- out:
+		case <-s.done:
+		}
+	}()
+}
+
+// lookupSources asks the move sources while the engine searches pos; a
+// good answer comes to the runner as the job's outcome (which stops the
+// search). The lookup ends with the search's context, and never waits past
+// its own clock-derived timeout: the engine's move is never delayed.
+func (r *gameRunner) lookupSources(ctx context.Context, job *searchJob, pos board.Position) {
+	q := movesource.Query{Pos: pos, Ply: job.ply, Remaining: job.clock}
+	if f := r.full; f != nil {
+		q.Variant, q.Speed = string(f.Variant.Key), string(f.Speed)
+	}
+	s := &r.search
+	s.searches.Add(1)
+	go func() {
+		defer s.searches.Done()
+		a, ok := r.svc.sources.Lookup(ctx, q)
+		if !ok || ctx.Err() != nil {
+			return
+		}
+		select {
+		case s.results <- searchOutcome{job: job, res: Answer{Result: engine.Result{Best: a.Move}, Source: a.Source}, ended: time.Now(), src: &a}:
 		case <-s.done:
 		}
 	}()
@@ -271,6 +300,9 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	if j.safetyT != nil {
 		j.safetyT.Stop()
 	}
+	if out.src != nil {
+		j.stop() // a source answered first: the search is no longer needed
+	}
 	j.cancel = nil
 	leaving := r.phase == leaving
 	if r.board.ply() != j.ply || out.res.Best == board.NoMove {
@@ -280,6 +312,9 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	if !pos.IsLegal(out.res.Best) {
 		r.log.Error("engine returned an illegal move", "move", out.res.Best.String(), "fen", pos.FEN())
 		return leaving
+	}
+	if out.src != nil {
+		r.search.lastEval = fmt.Sprintf("%s (%s)", out.src.Note, out.src.Source)
 	}
 	if r.judgeResult(ctx, out.res) {
 		return false // resigned: the stream reports the end

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"log/slog"
 	"net"
 	"net/http"
@@ -66,7 +67,8 @@ type Service struct {
 	engines  *enginePool
 	spares   *sparePool // external engine processes ready for the next games; nil with the embedded engine
 	threads  int
-	book     *Book // nil without a book
+	book     *Book           // nil without a book
+	sources  *movesource.Set // tablebase, cloud eval, explorer; nil when none is on
 
 	me *lichess.User // set by Run before any game starts
 
@@ -173,6 +175,15 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 		defer b.Close()
 		s.book = b
+	}
+	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
+		s.sources = movesource.New(movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
+			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log,
+			Tablebase: src.Tablebase, TablebaseURL: src.TablebaseURL,
+			Cloud: src.Cloud, CloudURL: src.CloudURL, CloudMinDepth: src.CloudMinDepth,
+			Explorer: src.Explorer, ExplorerURL: src.ExplorerURL, ExplorerDB: src.ExplorerDB,
+			ExplorerMinGames: src.ExplorerMinGames, ExplorerMaxPly: src.ExplorerMaxPly, ExplorerByScore: src.ExplorerByScore})
+		defer s.sources.Close()
 	}
 	s.restoreMemory(time.Now())
 	if s.cfg.Engine.Command != nil {

@@ -35,6 +35,7 @@ type Config struct {
 	Game        Game
 	Chat        Chat
 	Matchmaking Matchmaking
+	Sources     Sources
 
 	// PGNDir is the folder for one PGN file per finished game; empty = off.
 	PGNDir string
@@ -276,4 +277,23 @@ func (c *Config) crossCheck() []error {
 		}
 	}
 	return errs
+}
+
+// Sources turns on the move sources besides the engine and the book (see
+// bot/movesource): the online tablebase, the cloud evaluation and the
+// opening explorer, each with its base URL.
+type Sources struct {
+	Tablebase    bool
+	TablebaseURL string
+
+	Cloud         bool
+	CloudURL      string
+	CloudMinDepth int
+
+	Explorer         bool
+	ExplorerURL      string
+	ExplorerDB       string // masters or lichess
+	ExplorerByScore  bool
+	ExplorerMinGames int64
+	ExplorerMaxPly   int
 }

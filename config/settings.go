@@ -217,6 +217,48 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Matchmaking.MaxRatingDiff, err = parseInt(v, 0, 3000); return }},
 
 	// Records and operations.
+	// Move sources besides the engine and the book (bot/movesource).
+	{Setting: Setting{"PONDEROSA_TABLEBASE", "false", "ask the online tablebase in positions of at most 7 pieces (6 in atomic and antichess) (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Sources.Tablebase, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_TABLEBASE_URL", "https://tablebase.lichess.ovh", "base URL of the tablebase (/standard, /atomic, /antichess); never gets the token"},
+		set: func(c *Config, v string) (err error) { c.Sources.TablebaseURL, err = parseBaseURL(v); return }},
+	{Setting: Setting{"PONDEROSA_CLOUD_EVAL", "false", "play the Lichess cloud evaluation's best move when it is known deep enough (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Sources.Cloud, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_CLOUD_EVAL_URL", "https://lichess.org", "base URL of the cloud evaluation (/api/cloud-eval); gets the token only when it is LICHESS_URL"},
+		set: func(c *Config, v string) (err error) { c.Sources.CloudURL, err = parseBaseURL(v); return }},
+	{Setting: Setting{"PONDEROSA_CLOUD_EVAL_MIN_DEPTH", "20", "the least stored depth of a cloud evaluation the bot plays (1 to 100)"},
+		set: func(c *Config, v string) (err error) { c.Sources.CloudMinDepth, err = parseInt(v, 1, 100); return }},
+	{Setting: Setting{"PONDEROSA_EXPLORER", "false", "play moves from the Lichess opening explorer (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Sources.Explorer, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_EXPLORER_URL", "https://explorer.lichess.ovh", "base URL of the opening explorer (/masters, /lichess); gets the token only over https on Lichess's explorer host"},
+		set: func(c *Config, v string) (err error) { c.Sources.ExplorerURL, err = parseBaseURL(v); return }},
+	{Setting: Setting{"PONDEROSA_EXPLORER_DB", "masters", "explorer database: masters, or lichess (the game's variant and speed)"},
+		set: func(c *Config, v string) error {
+			switch v = strings.TrimSpace(v); v {
+			case "masters", "lichess":
+				c.Sources.ExplorerDB = v
+				return nil
+			}
+			return errors.New("must be masters or lichess")
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_BY", "popularity", "explorer move choice: popularity (the most played) or score (the best for the side to move)"},
+		set: func(c *Config, v string) error {
+			switch v = strings.TrimSpace(v); v {
+			case "popularity", "score":
+				c.Sources.ExplorerByScore = v == "score"
+				return nil
+			}
+			return errors.New("must be popularity or score")
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_MIN_GAMES", "10", "an explorer move needs at least this many games (1 to 1000000)"},
+		set: func(c *Config, v string) (err error) {
+			n, err := parseInt(v, 1, 1000000)
+			c.Sources.ExplorerMinGames = int64(n)
+			return err
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_MAX_PLY", "16", "ask the explorer for at most this many plies from the start (1 to 200)"},
+		set: func(c *Config, v string) (err error) { c.Sources.ExplorerMaxPly, err = parseInt(v, 1, 200); return }},
+
 	{Setting: Setting{"PONDEROSA_PGN_DIR", "pgn", "folder for one PGN file per finished game (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.PGNDir, err = parsePath(v); return }},
 	{Setting: Setting{"PONDEROSA_DATA_DIR", "ponderosa-data", "folder of the bot's memory across restarts, the SQLite file ponderosa.db (\"none\" = in memory only)"},

@@ -1,0 +1,89 @@
+package bot
+
+import (
+	"context"
+	"github.com/ponderosa-chess/ponderosa/lichess"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
+)
+
+// endgame plays fen (White to move, the bot White) at 1+0 against the
+// fake's engine and returns the game.
+func endgame(t *testing.T, fen string, env map[string]string) (*harness, fakelichess.GameInfo) {
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(2000)}, env)
+	h.start()
+	g := h.play(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: fen, Color: "black",
+		ClockLimit: time.Minute}, 90*time.Second)
+	checkFair(t, g)
+	if g.Status != "mate" || g.Winner != "white" {
+		t.Fatalf("%s: %s, winner %q after %d plies\nlogs:\n%s", fen, g.Status, g.Winner, len(g.Moves), h.logs.String())
+	}
+	return h, g
+}
+
+// TestTablebaseEndgames: KQvK and KRvK from a fromPosition challenge at
+// 1+0: most of the bot's moves come from the fake's tablebase (the engine
+// wins the race now and then: a mate in one, an only move), which never
+// got the token, and mate comes within the DTZ the tablebase gave at the
+// start.
+// With the tablebase host down, the engine alone still mates.
+func TestTablebaseEndgames(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ fen string }{
+		{"8/8/8/3k4/8/8/8/2Q1K3 w - - 0 1"},
+		{"8/8/8/3k4/8/8/8/R3K3 w - - 0 1"},
+	} {
+		src := fakelichess.NewSources()
+		t.Cleanup(src.Close)
+		dtz := tbDTZ(t, src.URL(), c.fen) // also solves the fake's table before the game
+		h, g := endgame(t, c.fen, map[string]string{"PONDEROSA_TABLEBASE": "true", "PONDEROSA_TABLEBASE_URL": src.URL()})
+		ours := (len(g.Moves) + 1) / 2
+		// The first good answer wins: the engine may be faster near mate
+		// (a mate in one found in microseconds) or with the only move.
+		if n := tbMoves(h.logs.String()); n <= ours/2 {
+			t.Errorf("%s: %d of our %d moves from the tablebase\nlogs:\n%s", c.fen, n, ours, h.logs.String())
+		}
+		for _, a := range src.Auth() {
+			if a != "" {
+				t.Fatalf("the tablebase got Authorization %q", a)
+			}
+		}
+		if len(g.Moves) > dtz {
+			t.Errorf("%s: mate after %d plies, DTZ %d", c.fen, len(g.Moves), dtz)
+		}
+		t.Logf("%s: mate after %d plies (DTZ %d), %d tablebase requests", c.fen, len(g.Moves), dtz, src.Hits("/standard"))
+		// The host down: the engine mates alone.
+		src.SetFault("/standard", fakelichess.SourceFault{Status: 503})
+		h2, g2 := endgame(t, c.fen, map[string]string{"PONDEROSA_TABLEBASE": "true", "PONDEROSA_TABLEBASE_URL": src.URL()})
+		if tbMoves(h2.logs.String()) > 0 {
+			t.Errorf("a tablebase move with the host down")
+		}
+		t.Logf("host down: mate after %d plies", len(g2.Moves))
+	}
+}
+
+// tbDTZ asks the tablebase at base for the DTZ of fen.
+func tbDTZ(t *testing.T, base, fen string) int {
+	t.Helper()
+	c := lichess.New(lichess.Options{BaseURL: base})
+	defer c.Close()
+	tb, err := c.TablebaseLookup(context.Background(), "standard", fen)
+	if err != nil || tb.DTZ == nil {
+		t.Fatalf("tablebase %s: %+v %v", fen, tb, err)
+	}
+	return *tb.DTZ
+}
+
+// tbMoves counts the moves played from the tablebase in the logs.
+func tbMoves(logs string) int {
+	n := 0
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, "msg=move ") && strings.Contains(l, "source=tablebase") {
+			n++
+		}
+	}
+	return n
+}
