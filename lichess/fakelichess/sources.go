@@ -283,3 +283,12 @@ func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
 	}
 	return e
 }
+
+// Solve computes the tablebase's tables for king and each of pts against
+// king now (seconds each, more under the race detector), so that the
+// first requests answer at once.
+func (s *Sources) Solve(pts ...board.PieceType) {
+	for _, pt := range pts {
+		s.solver.table(pt)
+	}
+}

@@ -185,7 +185,7 @@ func solveKXK(pt board.PieceType) *tbTable {
 	t := &tbTable{piece: pt, val: make([]int16, tbSize)}
 	// children as CSR, parents as CSR.
 	start := make([]int32, tbSize+1)
-	var edges []int32
+	edges := make([]int32, 0, 8<<20)
 	left := make([]int16, tbSize) // weak side: moves not yet known to lose
 	var buf []tbMove
 	var queue []int32
