@@ -38,7 +38,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		}
 	}
 	_, isPending := s.pending[c.ID]
-	d := Decide(offerOf(c), &s.cfg.Policy, len(s.games)+len(s.pending), len(s.queue))
+	d := s.decide(c)
 	if compat != nil && !compat.Bot {
 		d = Decision{Verdict: Decline, Reason: ReasonVariant}
 	}
@@ -50,6 +50,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		return
 	}
 	d = s.limitRematches(c, d)
+	d = s.capOpponent(c, d)
 	if d.Verdict == Queue {
 		s.queue = append(s.queue, *c)
 	}

@@ -87,6 +87,9 @@ type Service struct {
 	// rematches counts, per opponent (lowercase id), the rematches
 	// accepted in a row (rematch.go).
 	rematches map[string]int
+	// lists are the allow and block lists from URLs (userlists.go); nil
+	// when none is configured.
+	lists *userLists
 
 	mm matchmaker // used by the event loop only
 }
@@ -186,6 +189,7 @@ func (s *Service) Run(ctx context.Context) error {
 		defer s.sources.Close()
 	}
 	s.restoreMemory(time.Now())
+	defer s.startUserLists(context.WithoutCancel(ctx))()
 	if s.cfg.Engine.Command != nil {
 		// Nothing is accepted that cannot be played: the engine must start,
 		// answer and take its options now. That process is then the spare

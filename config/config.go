@@ -116,6 +116,15 @@ type Policy struct {
 	// MaxRematches is how many rematches in a row the bot accepts from one
 	// opponent; the next is declined with "later" (0 = none).
 	MaxRematches int
+	// AllowURLs and BlockURLs are lists of usernames (one a line) fetched
+	// at start and every ListRefresh; a failed refresh keeps the last good
+	// list. They add to Allow and Block.
+	AllowURLs, BlockURLs []string
+	ListRefresh          time.Duration
+	// MaxPerOpponentDay and MaxInARow cap the finished games against one
+	// opponent in the last 24 hours and in a row (0 = no cap); challenges
+	// past a cap are declined with "later".
+	MaxPerOpponentDay, MaxInARow int
 }
 
 // Game holds the in-game behaviour: draws, resignation, takebacks, aborts.

@@ -141,6 +141,19 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Policy.Allow, err = parseUserList(v); return }},
 	{Setting: Setting{"PONDEROSA_BLOCK", "", "Lichess users whose challenges are always declined (comma-separated usernames)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Block, err = parseUserList(v); return }},
+	{Setting: Setting{"PONDEROSA_ALLOW_URL", "", "also allow the users listed at these http(s) URLs (comma-separated; one username a line, # comments), fetched at start and every PONDEROSA_LIST_REFRESH; until one loads, only PONDEROSA_ALLOW's users are accepted"},
+		set: func(c *Config, v string) (err error) { c.Policy.AllowURLs, err = parseURLList(v); return }},
+	{Setting: Setting{"PONDEROSA_BLOCK_URL", "", "also block the users listed at these http(s) URLs (comma-separated; one username a line, # comments), e.g. a community block list of misbehaving bots"},
+		set: func(c *Config, v string) (err error) { c.Policy.BlockURLs, err = parseURLList(v); return }},
+	{Setting: Setting{"PONDEROSA_LIST_REFRESH", "1h", "how often the allow and block lists at URLs are fetched again; a failed fetch keeps the last good list (100ms to 24h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Policy.ListRefresh, err = parseDuration(v, 100*time.Millisecond, 24*time.Hour)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_MAX_GAMES_PER_OPPONENT", "0", "finished games against one opponent in the last 24 hours after which its challenges are declined with \"later\" (0 = no cap, up to 1000); counted from the data directory, so restarts keep the count"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxPerOpponentDay, err = parseInt(v, 0, 1000); return }},
+	{Setting: Setting{"PONDEROSA_MAX_GAMES_IN_A_ROW", "0", "games in a row against one opponent after which its challenges are declined with \"later\" until someone else has played (0 = no cap, up to 1000)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxInARow, err = parseInt(v, 0, 1000); return }},
 	{Setting: Setting{"PONDEROSA_MAX_GAMES", "3", "games played at once (1 to 64)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxGames, err = parseInt(v, 1, 64); return }},
 	{Setting: Setting{"PONDEROSA_QUEUE", "4", "acceptable challenges kept waiting while all game slots are busy; more are declined with \"later\" (0 to 100)"},
@@ -439,6 +452,27 @@ func parseUserList(v string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// parseURLList parses comma-separated http(s) URLs with a host.
+func parseURLList(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		u, err := url.Parse(f)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return nil, fmt.Errorf("invalid URL %q: must be http:// or https:// with a host and no user info", clipWord(f))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// ValidUsername reports whether s (lowercase) is a Lichess username: 2 to
+// 30 letters, digits, _ or -.
+func ValidUsername(s string) bool { return validUsername(s) }
 
 func validUsername(s string) bool {
 	if len(s) < 2 || len(s) > 30 {

@@ -1,0 +1,223 @@
+package bot
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/bot/store"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
+)
+
+func TestParseUserList(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    []string
+		wantErr string
+	}{
+		{"", nil, ""},
+		{"# a list\nMallory\n\n  eve  # noisy\r\n", []string{"mallory", "eve"}, ""},
+		{"alice\nnot a name\n", nil, `line 2: "not a name"`},
+		{"x\n", nil, "line 1"},
+	}
+	for _, tc := range cases {
+		got, err := ParseUserList([]byte(tc.in))
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: err %v, want one with %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseUserList(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/userlists/*.txt")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		names, err := ParseUserList(data)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if n != strings.ToLower(n) || len(n) < 2 || len(n) > 30 {
+				t.Fatalf("accepted %q", n)
+			}
+		}
+	})
+}
+
+// challengeAnswer sends a challenge from name and returns its status and
+// decline reason; an accepted game is played two plies and resigned by
+// the opponent.
+func (h *harness) challengeAnswer(name string) (string, string) {
+	h.t.Helper()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white",
+		Challenger: fakelichess.Player{Name: name}, Opponent: quietWhite()})
+	h.waitFor(name+" answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+	status, reason := h.challengeStatus(id)
+	if status == "accepted" {
+		h.waitFor(name+" moves", 20*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 2 })
+		if err := h.srv.OpponentResign(id); err != nil {
+			h.t.Fatal(err)
+		}
+		h.waitOver(id, 10*time.Second)
+	}
+	return status, reason
+}
+
+// TestUserListsFromURLs: a block list served by a test server is loaded
+// at start; a failed refresh keeps it; the next good one replaces it. An
+// allow list that never loads lets only PONDEROSA_ALLOW's users play.
+func TestUserListsFromURLs(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	hits := make(chan int32, 100000) // each request's number, as it arrives
+	waitHits := func(what string, n int32) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for requests.Load() < n {
+			select {
+			case <-hits:
+			case <-timeout:
+				t.Fatalf("%s: %d requests, want %d", what, requests.Load(), n)
+			}
+		}
+	}
+	release := make(chan struct{})
+	block := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := requests.Add(1)
+		select {
+		case hits <- n:
+		default:
+		}
+		switch n {
+		case 1:
+			w.Write([]byte("# misbehaving bots\nMallory\n"))
+		case 2:
+			http.Error(w, "down", http.StatusInternalServerError)
+		case 3:
+			<-release // the test looks while this refresh is in flight
+			w.Write([]byte("eve\n"))
+		default:
+			w.Write([]byte("eve\n"))
+		}
+	}))
+	t.Cleanup(block.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	t.Cleanup(down.Close)
+
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_BLOCK_URL": block.URL + "/list.txt",
+		"PONDEROSA_LIST_REFRESH": "100ms"})
+	h.start()
+	type step struct {
+		name, who, status, reason string
+		before                    func()
+	}
+	steps := []step{
+		{"listed at start", "Mallory", "declined", ReasonGeneric, nil},
+		{"not listed", "Alice", "accepted", "", nil},
+		{"after a failed refresh", "Mallory", "declined", ReasonGeneric, func() {
+			waitHits("refresh after the failed one", 3)
+		}},
+		{"new list: off it", "Mallory", "accepted", "", func() {
+			close(release)
+			waitHits("new list applied", 4) // refreshes run one after another
+		}},
+		{"new list: on it", "Eve", "declined", ReasonGeneric, nil},
+	}
+	for _, st := range steps {
+		if st.before != nil {
+			st.before()
+		}
+		if status, reason := h.challengeAnswer(st.who); status != st.status || reason != st.reason {
+			t.Errorf("%s: %s %s %q, want %s %q", st.name, st.who, status, reason, st.status, st.reason)
+		}
+	}
+
+	h2 := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_ALLOW_URL": down.URL, "PONDEROSA_ALLOW": "dave"})
+	h2.start()
+	if status, reason := h2.challengeAnswer("Carol"); status != "declined" || reason != ReasonGeneric {
+		t.Errorf("allow list never loaded: Carol %s %q, want declined generic", status, reason)
+	}
+	if status, _ := h2.challengeAnswer("Dave"); status != "accepted" {
+		t.Errorf("allow list never loaded: Dave (in PONDEROSA_ALLOW) %s, want accepted", status)
+	}
+}
+
+// TestOpponentCaps: games per opponent in 24 hours and in a row, counted
+// in a real SQLite file, so that a restart keeps the count.
+func TestOpponentCaps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() *store.DB {
+		db, err := store.Open(dir, store.Options{HistoryDays: 365})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES_IN_A_ROW": "2",
+		"PONDEROSA_MAX_GAMES_PER_OPPONENT": "3", "PONDEROSA_PONDER": "false"})
+	db := open()
+	h.store = db
+	h.start()
+	steps := []struct {
+		name, who, status string
+	}{
+		{"alice 1", "Alice", "accepted"},
+		{"alice 2", "Alice", "accepted"},
+		{"alice 3 in a row", "Alice", "declined"},
+		{"bob breaks the run", "Bob", "accepted"},
+		{"alice 3 today", "Alice", "accepted"},
+		{"alice 4 today", "Alice", "declined"},
+	}
+	played := 0
+	for _, st := range steps {
+		status, reason := h.challengeAnswer(st.who)
+		if status != st.status || (status == "declined" && reason != ReasonLater) {
+			t.Fatalf("%s: %s %q, want %s", st.name, status, reason, st.status)
+		}
+		if status == "accepted" {
+			played++
+			n := played
+			waitMemory(t, db, "game recorded", 10*time.Second, func() bool { return len(db.RecentGames(10)) == n })
+		}
+	}
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	h.store = open()
+	h.start()
+	if status, reason := h.challengeAnswer("Alice"); status != "declined" || reason != ReasonLater {
+		t.Errorf("after a restart: Alice %s %q, want declined later (3 games today)", status, reason)
+	}
+	if status, _ := h.challengeAnswer("Carol"); status != "accepted" {
+		t.Errorf("after a restart: Carol %s, want accepted", status)
+	}
+}
