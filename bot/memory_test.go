@@ -42,7 +42,7 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	for range 2 {
 		id := h.srv.Challenge(bob)
 		h.waitAccepted(id)
-		h.waitFor("moves played", 30*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 8 })
+		h.waitFor("moves played", 60*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 8 })
 		if err := h.srv.OpponentResign(id); err != nil {
 			t.Fatal(err)
 		}
@@ -133,25 +133,31 @@ func TestMemoryDegraded(t *testing.T) {
 	mem := store.Fallback(errors.New("open ponderosa-data/ponderosa.db: read-only file system"))
 	h.store = mem
 	h.start()
-	var body string
-	h.waitFor("healthz answers", 10*time.Second, func() bool {
-		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		body = string(b)
-		return resp.StatusCode == http.StatusOK
-	})
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol", Rating: 1500},
+		ClockLimit: time.Minute, Color: "white"})
+	h.waitAccepted(id)
+	h.waitFor("moves played", 60*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 4 })
+	if err := h.srv.OpponentResign(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitOver(id, 10*time.Second)
+	waitMemory(t, mem, "the game in memory", 10*time.Second, func() bool { return mem.GamesAgainst("carol", time.Time{}) == 1 })
+	// The game came through the event stream: it is connected, and the
+	// bot is healthy but degraded.
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(b)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("healthz: %s %q", resp.Status, body)
+	}
 	if want := "degraded: in memory only (nothing is saved): open ponderosa-data/ponderosa.db: read-only file system\n"; body != want {
 		t.Errorf("healthz: %q, want %q", body, want)
 	}
 	if d := h.svc.Snapshot().MemoryDegraded; !strings.Contains(d, "read-only file system") {
 		t.Errorf("status memory_degraded: %q", d)
 	}
-	g := h.play(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol", Rating: 1500},
-		ClockLimit: 20 * time.Second, Color: "white"}, 60*time.Second)
-	checkFair(t, g)
-	waitMemory(t, mem, "the game in memory", 10*time.Second, func() bool { return mem.GamesAgainst("carol", time.Time{}) == 1 })
 }
