@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
@@ -109,5 +111,96 @@ func TestSlowAndBrokenSources(t *testing.T) {
 	src.SetFault("/standard", fakelichess.SourceFault{})
 	if _, ok := set.Lookup(context.Background(), q); ok || src.Hits("/standard") != hits {
 		t.Fatal("the breaker did not skip the source")
+	}
+}
+
+// TestCloudAndExplorer: the cloud's move when deep enough (404 and a
+// shallow answer give none), the explorer's most played or best scoring
+// move with enough games, within its plies; the tablebase and the
+// explorer off Lichess never get the token.
+func TestCloudAndExplorer(t *testing.T) {
+	src := fakelichess.NewSources()
+	defer src.Close()
+	cloudJSON, err := os.ReadFile("testdata/cloud_eval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	explorerJSON, err := os.ReadFile("testdata/explorer_masters.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := query(t, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", time.Minute)
+	src.SetCloudEval(start.Pos.FEN(), cloudJSON)
+	src.SetExplorer("masters", start.Pos.FEN(), explorerJSON)
+	ctx := context.Background()
+	cloudOnly := func(depth int) *Set {
+		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Cloud: true, CloudURL: src.URL(), CloudMinDepth: depth})
+	}
+	set := cloudOnly(20)
+	defer set.Close()
+	if a, ok := set.Lookup(ctx, start); !ok || a.Source != Cloud || start.Pos.UCI(a.Move) != "e2e4" {
+		t.Fatalf("cloud: %+v %v", a, ok)
+	}
+	deep := cloudOnly(30)
+	defer deep.Close()
+	if _, ok := deep.Lookup(ctx, start); ok {
+		t.Fatal("a depth 22 answer below a minimum of 30")
+	}
+	other := query(t, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", time.Minute)
+	if _, ok := set.Lookup(ctx, other); ok {
+		t.Fatal("404 gave a move")
+	}
+	explore := func(byScore bool, minGames int64) *Set {
+		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Explorer: true, ExplorerURL: src.URL(),
+			ExplorerDB: "masters", ExplorerMinGames: minGames, ExplorerMaxPly: 10, ExplorerByScore: byScore})
+	}
+	for _, c := range []struct {
+		byScore  bool
+		minGames int64
+		want     string
+	}{{false, 1, "d2d4"}, {true, 1, "d2d4"}, {false, 600, "d2d4"}} {
+		s := explore(c.byScore, c.minGames)
+		a, ok := s.Lookup(ctx, start)
+		s.Close()
+		if !ok || a.Source != Explorer || start.Pos.UCI(a.Move) != c.want {
+			t.Errorf("explorer by score %v min %d: %+v %v, want %s", c.byScore, c.minGames, a, ok, c.want)
+		}
+	}
+	late := start
+	late.Ply = 10
+	s := explore(false, 1)
+	defer s.Close()
+	if _, ok := s.Lookup(ctx, late); ok {
+		t.Fatal("explorer past its plies")
+	}
+	for _, a := range src.Auth() {
+		if a != "" {
+			t.Fatalf("a loopback source that is not LICHESS_URL got %q", a)
+		}
+	}
+}
+
+// TestChooseExplorer: popularity and score pick different moves; the
+// minimum number of games rules moves out; Black's score counts for Black.
+func TestChooseExplorer(t *testing.T) {
+	ex := &lichess.Explorer{Moves: []lichess.ExplorerMove{
+		{UCI: "e2e4", White: 400, Draws: 200, Black: 400}, // 1000 games, 0.5 for White
+		{UCI: "d2d4", White: 70, Draws: 20, Black: 10},    // 100 games, 0.8 for White
+		{UCI: "c2c4", White: 0, Draws: 0, Black: 5},       // 5 games, 1.0 for Black
+	}}
+	for _, c := range []struct {
+		white    bool
+		min      int64
+		byScore  bool
+		want     int
+		wantNone bool
+	}{
+		{true, 1, false, 0, false}, {true, 1, true, 1, false}, {true, 200, true, 0, false},
+		{false, 1, true, 2, false}, {false, 10, true, 0, false}, {true, 2000, false, 0, true},
+	} {
+		i, ok := ChooseExplorer(ex, c.white, c.min, c.byScore)
+		if ok == c.wantNone || (ok && i != c.want) {
+			t.Errorf("%+v: %d %v", c, i, ok)
+		}
 	}
 }
