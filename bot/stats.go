@@ -320,15 +320,19 @@ func (s *stats) writeMetrics(w io.Writer) {
 	}
 	metric("ponderosa_flag_losses_total", "counter", "Games lost on time.")
 	p("ponderosa_flag_losses_total %d", snap.FlagLosses)
+	// labelled writes a counter's values by label, in label order.
+	labelled := func(name, label string, m map[string]uint64) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p("%s{%s=%q} %d", name, label, k, m[k])
+		}
+	}
 	metric("ponderosa_challenges_total", "counter", "Challenges received by decision.")
-	keys := make([]string, 0, len(snap.Challenges))
-	for k := range snap.Challenges {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p("ponderosa_challenges_total{decision=%q} %d", k, snap.Challenges[k])
-	}
+	labelled("ponderosa_challenges_total", "decision", snap.Challenges)
 	metric("ponderosa_bot_games_exhausted", "gauge", "1 while Lichess's daily bot-vs-bot game quota is used up.")
 	exhausted := 0
 	if len(snap.Limits) > 0 {
@@ -345,14 +349,7 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_ponder_total{outcome=\"hit\"} %d", snap.PonderHit)
 	p("ponderosa_ponder_total{outcome=\"miss\"} %d", snap.PonderMiss)
 	metric("ponderosa_engine_faults_total", "counter", "Faults of the external engine by kind (each kills and restarts its process).")
-	faults := make([]string, 0, len(snap.EngineFaults))
-	for k := range snap.EngineFaults {
-		faults = append(faults, k)
-	}
-	sort.Strings(faults)
-	for _, k := range faults {
-		p("ponderosa_engine_faults_total{fault=%q} %d", k, snap.EngineFaults[k])
-	}
+	labelled("ponderosa_engine_faults_total", "fault", snap.EngineFaults)
 	metric("ponderosa_engine_fallback_moves_total", "counter", "Moves the embedded engine played for a faulty external engine.")
 	p("ponderosa_engine_fallback_moves_total %d", snap.FallbackMoves)
 	metric("ponderosa_move_overhead_seconds", "gauge", "Learned time lost per move outside the search.")
