@@ -51,6 +51,7 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 	}
 	d = s.limitRematches(c, d)
 	d = s.capOpponent(c, d)
+	d = s.fairSlots(c, d)
 	if d.Verdict == Queue {
 		s.queue = append(s.queue, *c)
 	}

@@ -40,3 +40,50 @@ func (s *Service) capOpponent(c *lichess.Challenge, d Decision) Decision {
 	}
 	return d
 }
+
+// fairSlots applies the bot-slot reservation, the rating bounds per speed
+// and the increment bots must give in bullet to challenge c. Call with
+// s.mu held.
+func (s *Service) fairSlots(c *lichess.Challenge, d Decision) Decision {
+	if d.Verdict == Decline {
+		return d
+	}
+	p := &s.cfg.Policy
+	isBot := c.Challenger.IsBot()
+	speed := string(c.Speed)
+	if r, ok := p.RatingBounds[speed]; ok && c.Challenger.ID != "" {
+		if rt := c.Challenger.Rating; (r.Min > 0 && rt < r.Min) || (r.Max > 0 && rt > r.Max) {
+			return Decision{Verdict: Decline, Reason: ReasonGeneric}
+		}
+	}
+	if p.BotBulletIncrement && isBot && (speed == "bullet" || speed == "ultraBullet") && c.TimeControl.Increment == 0 {
+		return Decision{Verdict: Decline, Reason: ReasonTimeControl}
+	}
+	if !isBot || p.MaxBotGames <= 0 {
+		return d
+	}
+	if s.activeBotGames() >= p.MaxBotGames {
+		return Decision{Verdict: Decline, Reason: ReasonLater}
+	}
+	if s.botGames == nil {
+		s.botGames = map[string]bool{}
+	}
+	s.botGames[c.ID] = true
+	return d
+}
+
+// activeBotGames counts the games against bots running, accepted or
+// queued, forgetting those that ended. Call with s.mu held.
+func (s *Service) activeBotGames() int {
+	n := 0
+	for id := range s.botGames {
+		_, pending := s.pending[id]
+		queued := slices.ContainsFunc(s.queue, func(q lichess.Challenge) bool { return q.ID == id })
+		if s.games[id] || pending || queued {
+			n++
+			continue
+		}
+		delete(s.botGames, id)
+	}
+	return n
+}

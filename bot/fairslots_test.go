@@ -221,3 +221,86 @@ func TestOpponentCaps(t *testing.T) {
 		t.Errorf("after a restart: Carol %s, want accepted", status)
 	}
 }
+
+// TestFairSlots: bots take at most PONDEROSA_MAX_BOT_GAMES of the slots
+// (humans still get the others), ratings are bounded per speed, and bots
+// must give an increment in bullet.
+func TestFairSlots(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "2", "PONDEROSA_MAX_BOT_GAMES": "1",
+		"PONDEROSA_QUEUE": "0", "PONDEROSA_RATING_BOUNDS": "blitz:1500-2000", "PONDEROSA_BOT_BULLET_INCREMENT": "true"})
+	h.start()
+	hold := fakelichess.Slow(time.Hour, fakelichess.RandomMover(1)) // a game that stays open until resigned
+	player := func(name string, rating int, bot bool) fakelichess.Player {
+		p := fakelichess.Player{Name: name, Rating: rating}
+		if bot {
+			p.Title = "BOT"
+		}
+		return p
+	}
+	blitz, bullet, bullet1 := 3*time.Minute, time.Minute, time.Minute
+	var open []string // games held open, resigned at "free"
+	steps := []struct {
+		name        string
+		who         fakelichess.Player
+		clock, inc  time.Duration
+		keep, free  bool // keep the game open; before the step, end the open games
+		status, why string
+	}{
+		{"bot takes the bot slot", player("BotA", 1800, true), blitz, 0, true, false, "accepted", ""},
+		{"second bot: later", player("BotB", 1800, true), blitz, 0, false, false, "declined", ReasonLater},
+		{"human takes the other slot", player("Hugo", 1800, false), blitz, 0, true, false, "accepted", ""},
+		{"bot slot free again", player("BotB", 1800, true), blitz, 0, false, true, "accepted", ""},
+		{"blitz rating below", player("Low", 1400, false), blitz, 0, false, false, "declined", ReasonGeneric},
+		{"blitz rating above", player("High", 2100, false), blitz, 0, false, false, "declined", ReasonGeneric},
+		{"bullet has no bounds", player("High", 2100, false), bullet1, time.Second, false, false, "accepted", ""},
+		{"bot bullet without increment", player("BotC", 1800, true), bullet, 0, false, false, "declined", ReasonTimeControl},
+		{"bot bullet with increment", player("BotC", 1800, true), bullet1, time.Second, false, false, "accepted", ""},
+		{"human bullet without increment", player("Hugo", 1800, false), bullet, 0, false, false, "accepted", ""},
+	}
+	end := func(id string) {
+		if err := h.srv.OpponentResign(id); err != nil {
+			t.Fatal(err)
+		}
+		h.waitOver(id, 10*time.Second)
+	}
+	// freed waits until the service runs at most n games: a slot frees when
+	// the game's runner has ended (the fake knows a game is over before).
+	freed := func(n int) {
+		deadline := time.Now().Add(10 * time.Second)
+		for h.svc.activeGames() > n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d games still running, want %d", h.svc.activeGames(), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, st := range steps {
+		if st.free {
+			for _, id := range open {
+				end(id)
+			}
+			open = nil
+			freed(0)
+		}
+		spec := fakelichess.ChallengeSpec{ClockLimit: st.clock, ClockIncrement: st.inc, Color: "white", Challenger: st.who, Opponent: hold}
+		id := h.srv.Challenge(spec)
+		h.waitFor(st.name+" answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+		if status, reason := h.challengeStatus(id); status != st.status || reason != st.why {
+			t.Fatalf("%s: %s %q, want %s %q", st.name, status, reason, st.status, st.why)
+		}
+		if st.status != "accepted" {
+			continue
+		}
+		h.waitFor(st.name+" started", 10*time.Second, func() bool { _, ok := h.srv.Game(id); return ok })
+		if st.keep {
+			open = append(open, id)
+		} else {
+			end(id)
+			freed(len(open))
+		}
+	}
+	for _, id := range open {
+		end(id)
+	}
+}

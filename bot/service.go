@@ -90,6 +90,9 @@ type Service struct {
 	// lists are the allow and block lists from URLs (userlists.go); nil
 	// when none is configured.
 	lists *userLists
+	// botGames are the challenges from bots taken (accepted or queued),
+	// by id, for PONDEROSA_MAX_BOT_GAMES (fairslots.go).
+	botGames map[string]bool
 
 	mm matchmaker // used by the event loop only
 }

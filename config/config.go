@@ -125,7 +125,19 @@ type Policy struct {
 	// opponent in the last 24 hours and in a row (0 = no cap); challenges
 	// past a cap are declined with "later".
 	MaxPerOpponentDay, MaxInARow int
+	// MaxBotGames, if positive, is how many of the MaxGames slots bots may
+	// take at once; the others are kept for humans.
+	MaxBotGames int
+	// RatingBounds maps a speed to the challenger ratings accepted in it
+	// (inclusive; 0 = unbounded on that side).
+	RatingBounds map[string]RatingRange
+	// BotBulletIncrement declines bullet and UltraBullet challenges from
+	// bots without an increment.
+	BotBulletIncrement bool
 }
+
+// RatingRange is an inclusive range of ratings; a zero bound is open.
+type RatingRange struct{ Min, Max int }
 
 // Game holds the in-game behaviour: draws, resignation, takebacks, aborts.
 type Game struct {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -154,6 +155,12 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Policy.MaxPerOpponentDay, err = parseInt(v, 0, 1000); return }},
 	{Setting: Setting{"PONDEROSA_MAX_GAMES_IN_A_ROW", "0", "games in a row against one opponent after which its challenges are declined with \"later\" until someone else has played (0 = no cap, up to 1000)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxInARow, err = parseInt(v, 0, 1000); return }},
+	{Setting: Setting{"PONDEROSA_MAX_BOT_GAMES", "0", "games against bots at once; the other PONDEROSA_MAX_GAMES slots are kept for humans and bots beyond it get \"later\" (0 = no reservation, up to 64)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxBotGames, err = parseInt(v, 0, 64); return }},
+	{Setting: Setting{"PONDEROSA_RATING_BOUNDS", "", "challenger ratings accepted per speed, comma-separated speed:min-max (either side may be empty), e.g. blitz:1500-2600,bullet:1800-; others declined with \"generic\""},
+		set: func(c *Config, v string) (err error) { c.Policy.RatingBounds, err = parseRatingBounds(v); return }},
+	{Setting: Setting{"PONDEROSA_BOT_BULLET_INCREMENT", "false", "decline bullet and UltraBullet challenges from bots without an increment, with \"timeControl\" (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Policy.BotBulletIncrement, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_MAX_GAMES", "3", "games played at once (1 to 64)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxGames, err = parseInt(v, 1, 64); return }},
 	{Setting: Setting{"PONDEROSA_QUEUE", "4", "acceptable challenges kept waiting while all game slots are busy; more are declined with \"later\" (0 to 100)"},
@@ -449,6 +456,48 @@ func parseUserList(v string) ([]string, error) {
 			return nil, fmt.Errorf("invalid username %q: must be 2 to 30 letters, digits, _ or -", clipWord(f))
 		}
 		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseRatingBounds parses speed:min-max pairs, comma-separated.
+func parseRatingBounds(v string) (map[string]RatingRange, error) {
+	speeds := []string{"ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"}
+	out := map[string]RatingRange{}
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		speed, rng, ok := strings.Cut(f, ":")
+		if !ok || !slices.Contains(speeds, speed) {
+			return nil, fmt.Errorf("invalid %q: want speed:min-max with speed one of %s", clipWord(f), strings.Join(speeds, ", "))
+		}
+		lo, hi, ok := strings.Cut(rng, "-")
+		if !ok {
+			return nil, fmt.Errorf("invalid %q: want speed:min-max (a side may be empty)", clipWord(f))
+		}
+		var r RatingRange
+		for _, p := range []struct {
+			s   string
+			dst *int
+		}{{lo, &r.Min}, {hi, &r.Max}} {
+			if p.s == "" {
+				continue
+			}
+			n, err := strconv.Atoi(p.s)
+			if err != nil || n < 400 || n > 4000 {
+				return nil, fmt.Errorf("invalid rating %q in %q: want 400 to 4000", clipWord(p.s), clipWord(f))
+			}
+			*p.dst = n
+		}
+		if r.Min > 0 && r.Max > 0 && r.Min > r.Max {
+			return nil, fmt.Errorf("invalid %q: minimum above maximum", clipWord(f))
+		}
+		if _, dup := out[speed]; dup {
+			return nil, fmt.Errorf("%s given twice", speed)
+		}
+		out[speed] = r
 	}
 	return out, nil
 }
