@@ -35,6 +35,7 @@ type searchJob struct {
 	ponder    bool       // a ponder search not (yet) hit
 	predicted board.Move // ponder: the opponent's move assumed
 	cancel    context.CancelFunc
+	ctx       context.Context // the search's context (ended by cancel)
 	handle    Search
 	received  time.Time     // arrival of the gameState that made it our turn
 	clock     time.Duration // our clock in that gameState (0 when not running)
@@ -187,7 +188,7 @@ func (r *gameRunner) bookMove(pos *board.Position, ply int) (board.Move, bool) {
 // launch runs a search in a new goroutine.
 func (r *gameRunner) launch(ctx context.Context, job *searchJob, g *board.Game, lim engine.Limits) {
 	sctx, cancel := context.WithCancel(ctx)
-	job.cancel = cancel
+	job.cancel, job.ctx = cancel, sctx
 	job.started = time.Now()
 	if !job.ponder && job.safety > 0 {
 		job.safetyT = time.AfterFunc(job.safety, cancel)
@@ -280,6 +281,9 @@ func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	j.received = at
 	j.started = time.Now()
 	j.handle.PonderHit()
+	if r.svc.sources != nil && j.ctx != nil {
+		r.lookupSources(j.ctx, j, r.board.game.Position())
+	}
 	// The safety net, measured from now, as for a normal search.
 	j.safetyT = time.AfterFunc(r.plan(time.Since(at)).Safety, j.cancel)
 	r.svc.stats.count(func(s *stats) { s.ponderHit++ })

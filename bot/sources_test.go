@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"strings"
@@ -90,4 +91,44 @@ func tbMoves(logs string) int {
 		}
 	}
 	return n
+}
+
+// TestSlowSourceNeverDelaysAMove: at 1+0, without pondering, a tablebase
+// that answers after 5 s is asked for each move (each lookup would time
+// out after 1.5 s), yet the engine's moves go out as soon as the engine has
+// them: the quick ones near mate take milliseconds, not the lookup's
+// timeout, and the game is won on the board.
+func TestSlowSourceNeverDelaysAMove(t *testing.T) {
+	t.Parallel()
+	src := fakelichess.NewSources()
+	t.Cleanup(src.Close)
+	src.SetFault("/standard", fakelichess.SourceFault{Delay: 5 * time.Second})
+	h, g := endgame(t, "8/8/8/3k4/8/8/8/2Q1K3 w - - 0 1", map[string]string{"PONDEROSA_TABLEBASE": "true",
+		"PONDEROSA_TABLEBASE_URL": src.URL(), "PONDEROSA_PONDER": "false"})
+	ours := (len(g.Moves) + 1) / 2
+	// A move the engine finds in microseconds may go out before its
+	// lookup's request even reaches the host.
+	if n := src.Hits("/standard"); n < ours/2 {
+		t.Fatalf("the tablebase was asked %d times for %d moves\nlogs:\n%s", n, ours, h.logs.String())
+	}
+	if n := tbMoves(h.logs.String()); n > 0 {
+		t.Fatalf("%d tablebase moves from a source slower than its timeout", n)
+	}
+	quick := 0
+	for _, l := range strings.Split(h.logs.String(), "\n") {
+		if !strings.Contains(l, "msg=move ") {
+			continue
+		}
+		var ms float64
+		if i := strings.Index(l, "search_ms="); i >= 0 {
+			fmt.Sscanf(l[i+len("search_ms="):], "%g", &ms)
+		}
+		if ms < 500 {
+			quick++
+		}
+	}
+	if quick == 0 {
+		t.Fatalf("no move under 500 ms in %d plies: the moves waited for the source\nlogs:\n%s", len(g.Moves), h.logs.String())
+	}
+	t.Logf("%d plies, %d quick moves, %d lookups", len(g.Moves), quick, src.Hits("/standard"))
 }
