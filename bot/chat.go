@@ -23,8 +23,17 @@ type chatView struct {
 	// Eval describes our latest search ("+0.35 at depth 12"); empty before
 	// the first one.
 	Eval string
-	// EvalToOpponent lets !eval answer in the player room.
+	// EvalToOpponent lets !eval and !pv answer in the player room.
 	EvalToOpponent bool
+	// PV is the principal variation of our latest search, in SAN (nil
+	// before the first); Pondering says it is a search on the opponent's
+	// time.
+	PV        []string
+	Pondering bool
+	// Source is where our last move came from (engine, book, ...).
+	Source string
+	// Queue describes the slots and the challenges waiting.
+	Queue string
 }
 
 // expand replaces {me} and {opponent} in a configured message and clips it
@@ -53,9 +62,28 @@ func chatReply(room, user, text string, v chatView) (reply string, ok bool) {
 	switch strings.ToLower(cmd) {
 	case "!help", "!commands":
 		if v.EvalToOpponent {
-			return "Commands: !help, !eval, !name", true
+			return "Commands: !help, !eval, !pv, !name, !queue, !source", true
 		}
-		return "Commands: !help, !eval (spectators only), !name", true
+		return "Commands: !help, !eval and !pv (spectators only), !name, !queue, !source", true
+	case "!pv":
+		if room == roomPlayer && !v.EvalToOpponent {
+			return "I don't tell that to my opponent, sorry.", true
+		}
+		if len(v.PV) == 0 {
+			return "No line yet.", true
+		}
+		prefix := "Line: "
+		if v.Pondering {
+			prefix = "Line (pondering): "
+		}
+		return clipChat(prefix + strings.Join(v.PV, " ")), true
+	case "!queue":
+		return clipChat(v.Queue), true
+	case "!source":
+		if v.Source == "" {
+			return "I have not moved yet.", true
+		}
+		return clipChat("My last move came from: " + v.Source + "."), true
 	case "!name":
 		return clipChat(fmt.Sprintf("%s runs %s, with its own engine written in Go.", v.Me, v.Version)), true
 	case "!eval":

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,4 +195,57 @@ func TestRematchCap(t *testing.T) {
 			h.waitOver(id, 10*time.Second)
 		}
 	}
+}
+
+func TestChatMoreCommands(t *testing.T) {
+	v := chatView{Me: "PonderBot", Opponent: "alice", Version: "ponderosa dev",
+		PV: []string{"e4", "e5", "Nf3"}, Source: "book", Queue: "Playing 1 of 3 games; 2 challenges waiting."}
+	cases := []struct {
+		name, room, text, want string
+		mod                    func(*chatView)
+	}{
+		{"help lists the commands", roomSpectator, "!help", "!pv", nil},
+		{"pv to spectators", roomSpectator, "!pv", "Line: e4 e5 Nf3", nil},
+		{"pv not to the opponent", roomPlayer, "!pv", "don't tell", nil},
+		{"pv to the opponent when allowed", roomPlayer, "!pv", "e4 e5 Nf3", func(v *chatView) { v.EvalToOpponent = true }},
+		{"pv pondering", roomSpectator, "!pv", "(pondering)", func(v *chatView) { v.Pondering = true }},
+		{"pv before a search", roomSpectator, "!pv", "No line yet", func(v *chatView) { v.PV = nil }},
+		{"queue", roomPlayer, "!queue", "1 of 3 games; 2 challenges", nil},
+		{"source", roomPlayer, "!source", "came from: book", nil},
+		{"source before a move", roomPlayer, "!source", "not moved", func(v *chatView) { v.Source = "" }},
+	}
+	for _, tc := range cases {
+		w := v
+		if tc.mod != nil {
+			tc.mod(&w)
+		}
+		r, ok := chatReply(tc.room, "bob", tc.text, w)
+		if !ok || !strings.Contains(r, tc.want) {
+			t.Errorf("%s: %q %v, want it to contain %q", tc.name, r, ok, tc.want)
+		}
+	}
+}
+
+// TestChatQueueAndSource asks !queue, !source and !pv in a game on the
+// fake, through the real client.
+func TestChatQueueAndSource(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_CHAT_COOLDOWN": "0s", "PONDEROSA_CHAT_EVAL_OPPONENT": "true"})
+	h.start()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
+	h.waitAccepted(id)
+	h.waitFor("bot moved", 20*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 })
+	for _, cmd := range []string{"!queue", "!source", "!pv"} {
+		if err := h.srv.OpponentSay(id, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFor("answers", 10*time.Second, func() bool {
+		g, _ := h.srv.Game(id)
+		joined := strings.Join(g.BotChat, "\n")
+		return strings.Contains(joined, "Playing 1 of 3 games; 0 challenges waiting.") &&
+			strings.Contains(joined, "My last move came from: engine.") && strings.Contains(joined, "Line")
+	})
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
 }

@@ -129,9 +129,11 @@ func (r *gameRunner) onChat(ctx context.Context, c *lichess.ChatLine) {
 	if !r.svc.cfg.Chat.Commands {
 		return
 	}
-	reply, ok := chatReply(c.Room, c.Username, c.Text, chatView{
+	view := chatView{
 		Me: r.svc.me.Username, Opponent: r.opponent, Version: r.svc.version, Eval: r.search.lastEval,
-		EvalToOpponent: r.svc.cfg.Chat.EvalToOpponent})
+		EvalToOpponent: r.svc.cfg.Chat.EvalToOpponent}
+	r.chatExtras(&view)
+	reply, ok := chatReply(c.Room, c.Username, c.Text, view)
 	if !ok {
 		return
 	}

@@ -211,14 +211,14 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Chat.Goodbye, err = parseMessage(v); return }},
 	{Setting: Setting{"PONDEROSA_GOODBYE_SPECTATOR", "Thanks for watching!", "message to spectators at the end (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.Chat.GoodbyeSpectator, err = parseMessage(v); return }},
-	{Setting: Setting{"PONDEROSA_CHAT_COMMANDS", "true", "answer !help, !eval and !name in the chat (true/false)"},
+	{Setting: Setting{"PONDEROSA_CHAT_COMMANDS", "true", "answer !help, !eval, !pv, !name, !queue and !source in the chat (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Chat.Commands, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_CHAT_COOLDOWN", "5s", "least time between two command replies in one game and chat room; commands sooner get none (0s to 10m)"},
 		set: func(c *Config, v string) (err error) {
 			c.Chat.CommandCooldown, err = parseDuration(v, 0, 10*time.Minute)
 			return
 		}},
-	{Setting: Setting{"PONDEROSA_CHAT_EVAL_OPPONENT", "false", "let !eval answer in the player room too, telling the opponent our evaluation (true/false)"},
+	{Setting: Setting{"PONDEROSA_CHAT_EVAL_OPPONENT", "false", "let !eval and !pv answer in the player room too, telling the opponent our evaluation and line (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Chat.EvalToOpponent, err = parseBool(v); return }},
 
 	// Matchmaking.

@@ -1,0 +1,32 @@
+package bot
+
+import (
+	"fmt"
+	"slices"
+)
+
+// chatExtras fills what !pv, !source and !queue tell: the line and the
+// last move's source as the game's live view has them, and the slots.
+func (r *gameRunner) chatExtras(v *chatView) {
+	v.PV, v.Pondering, v.Source = r.svc.pub.gameLine(r.id)
+	s := r.svc
+	s.mu.Lock()
+	playing, waiting := len(s.games), len(s.queue)
+	s.mu.Unlock()
+	v.Queue = fmt.Sprintf("Playing %d of %d games; %d challenges waiting.", playing, s.cfg.Policy.MaxGames, waiting)
+}
+
+// gameLine returns a copy of game id's latest engine line (SAN), whether
+// it came from a ponder search, and where our last move came from.
+func (p *publisher) gameLine(id string) (pv []string, pondering bool, source string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g := p.games[id]
+	if g == nil {
+		return nil, false, ""
+	}
+	if g.Eval != nil {
+		pv, pondering = slices.Clone(g.Eval.PV), g.Eval.Ponder
+	}
+	return pv, pondering, g.Source
+}
