@@ -87,6 +87,7 @@ func (s *Service) accept(ctx context.Context, id string, log *slog.Logger) {
 		log.Warn("accept failed", "err", err)
 		s.mu.Lock()
 		delete(s.pending, id)
+		delete(s.rematches, id)
 		s.mu.Unlock()
 		s.acceptFailed(ctx, id, err, log)
 	}
@@ -117,6 +118,7 @@ func (s *Service) expirePending() {
 	for id, t := range s.pending {
 		if time.Since(t) > pendingTimeout {
 			delete(s.pending, id)
+			delete(s.rematches, id) // no game to count
 		}
 	}
 }

@@ -80,6 +80,7 @@ func (r *gameRunner) noteMove(source string, search time.Duration) {
 func (r *gameRunner) remember(st *lichess.GameState, result, pgn string) {
 	f := r.full
 	if f == nil {
+		r.svc.forgetRematch(r.id)
 		return
 	}
 	us, them := f.White, f.Black
@@ -98,7 +99,7 @@ func (r *gameRunner) remember(st *lichess.GameState, result, pgn string) {
 	if started.Before(r.svc.stats.started) {
 		flags = append(flags, "resumed") // begun before this run of the bot
 	}
-	r.svc.mem.AddGame(store.Game{
+	r.svc.rememberGame(store.Game{
 		ID: r.id, Started: started, Ended: time.Now(), Speed: string(f.Speed), Variant: string(f.Variant.Key),
 		Rated: f.Rated, Color: r.us.String(), Opponent: opp, OpponentName: playerName(them), OpponentTitle: them.Title,
 		OpponentRating: clampRating(them.Rating), OpponentBot: them.Title == "BOT", OurRating: clampRating(us.Rating),

@@ -161,3 +161,73 @@ func TestMemoryDegraded(t *testing.T) {
 		t.Errorf("status memory_degraded: %q", d)
 	}
 }
+
+// TestRematchCapAcrossRestart: the rematches in a row that the cap counts
+// come from the store, so a restart does not hand an opponent a fresh
+// allowance: two rematches, a restart, and the third is declined "later";
+// a fresh game with that opponent then starts the count again.
+func TestRematchCapAcrossRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_REMATCHES": "2", "PONDEROSA_MAX_GAMES": "4"})
+	open := func() *store.DB {
+		db, err := store.Open(dir, store.Options{HistoryDays: 365})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	alice := fakelichess.Player{Name: "Alice"}
+	play := func(name string, rematch, accept bool) {
+		t.Helper()
+		spec := fakelichess.ChallengeSpec{ClockLimit: time.Minute, Challenger: alice, Color: "white",
+			Opponent: fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))}
+		if rematch {
+			spec.RematchOf = "earlier"
+		}
+		id := h.srv.Challenge(spec)
+		h.waitFor(name+" answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+		status, reason := h.challengeStatus(id)
+		switch {
+		case accept && status != "accepted":
+			t.Fatalf("%s: %s %q, want accepted", name, status, reason)
+		case !accept && (status != "declined" || reason != ReasonLater):
+			t.Fatalf("%s: %s %q, want declined later", name, status, reason)
+		}
+		if accept {
+			h.waitFor(name+" started", 10*time.Second, func() bool { _, ok := h.srv.Game(id); return ok })
+			if err := h.srv.OpponentResign(id); err != nil {
+				t.Fatal(err)
+			}
+			h.waitOver(id, 10*time.Second)
+			waitMemory(t, h.store.(*store.DB), name+" recorded", 10*time.Second, func() bool {
+				g := h.store.RecentGames(1)
+				return len(g) == 1 && g[0].ID == id
+			})
+		}
+	}
+
+	db := open()
+	h.store = db
+	h.start()
+	play("alice challenges", false, true)
+	play("alice rematch 1", true, true)
+	play("alice rematch 2", true, true)
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = open()
+	h.store = db
+	h.start()
+	if n := db.RematchStreak("alice"); n != 2 {
+		t.Errorf("rematches in a row read back: %d, want 2", n)
+	}
+	play("alice rematch 3, after the restart", true, false)
+	play("alice again, anew", false, true)
+	play("alice rematch 1 again", true, true)
+}

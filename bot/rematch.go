@@ -3,29 +3,79 @@ package bot
 import (
 	"strings"
 
+	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 // limitRematches applies the rematch cap to the policy's decision d on
 // challenge c: a rematch (c.RematchOf set) is taken while the challenger
 // has had fewer than Policy.MaxRematches rematches in a row, and declined
-// with "later" after; any other challenge the bot takes from that
-// challenger starts the count again. Call with s.mu held.
+// with "later" after; any other game with that challenger starts the
+// count again. The count comes from the store (games flagged
+// store.FlagRematch, so it survives a restart) and from the games accepted
+// that have not been recorded yet (s.rematches). Call with s.mu held.
 func (s *Service) limitRematches(c *lichess.Challenge, d Decision) Decision {
 	if d.Verdict == Decline || c.Challenger.ID == "" {
 		return d // an anonymous player cannot be told apart from another
 	}
 	who := strings.ToLower(c.Challenger.ID)
-	if c.RematchOf == "" {
-		delete(s.rematches, who)
-		return d
-	}
-	if s.rematches[who] >= s.cfg.Policy.MaxRematches {
+	if c.RematchOf != "" && s.rematchStreak(who) >= s.cfg.Policy.MaxRematches {
 		return Decision{Verdict: Decline, Reason: ReasonLater}
 	}
 	if s.rematches == nil {
-		s.rematches = map[string]int{}
+		s.rematches = map[string]acceptedGame{}
 	}
-	s.rematches[who]++
+	s.rematchSeq++
+	s.rematches[c.ID] = acceptedGame{who: who, rematch: c.RematchOf != "", seq: s.rematchSeq} // a challenge's id is its game's id
 	return d
+}
+
+// acceptedGame is a game accepted from a player and not recorded yet.
+type acceptedGame struct {
+	who     string // lowercase id
+	rematch bool
+	seq     int // the order of acceptance
+}
+
+// rematchStreak counts who's rematches in a row: the accepted rematches
+// since the latest fresh game accepted from who and not recorded yet, or,
+// with none such, those plus the store's count. Call with s.mu held.
+func (s *Service) rematchStreak(who string) int {
+	n, fresh := 0, -1
+	for _, a := range s.rematches {
+		if a.who == who && !a.rematch {
+			fresh = max(fresh, a.seq)
+		}
+	}
+	for _, a := range s.rematches {
+		if a.who == who && a.rematch && a.seq > fresh {
+			n++
+		}
+	}
+	if fresh >= 0 {
+		return n
+	}
+	return n + s.mem.RematchStreak(who)
+}
+
+// rememberGame records a finished game, flagged store.FlagRematch when it
+// was accepted as a rematch, and stops counting it as a game under way.
+func (s *Service) rememberGame(g store.Game) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a, ok := s.rematches[g.ID]; ok {
+		if a.rematch {
+			g.Flags = append(g.Flags, store.FlagRematch)
+		}
+		delete(s.rematches, g.ID)
+	}
+	s.mem.AddGame(g) // under s.mu: limitRematches never sees the game twice or not at all
+}
+
+// forgetRematch stops counting game id as a game under way (a game that
+// ends without a record).
+func (s *Service) forgetRematch(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rematches, id)
 }

@@ -84,9 +84,10 @@ type Service struct {
 	pending map[string]time.Time // accepted challenges awaiting gameStart
 	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
 	wake    chan struct{}        // a game ended: look at the queue
-	// rematches counts, per opponent (lowercase id), the rematches
-	// accepted in a row (rematch.go).
-	rematches map[string]int
+	// rematches are the games accepted from players (by game id) that
+	// have not been recorded yet, for the rematch cap (rematch.go).
+	rematches  map[string]acceptedGame
+	rematchSeq int
 	// lists are the allow and block lists from URLs (userlists.go); nil
 	// when none is configured.
 	lists *userLists
@@ -363,6 +364,7 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 			}
 		}
 		delete(s.pending, e.Challenge.ID)
+		delete(s.rematches, e.Challenge.ID) // no game to count
 		s.mu.Unlock()
 	case *lichess.GameStartEvent:
 		g := e.Game

@@ -200,6 +200,25 @@ func (m *Memory) StreakAgainst(opponent string) int {
 	return n
 }
 
+// RematchStreak implements Store.
+func (m *Memory) RematchStreak(opponent string) int {
+	opponent = strings.ToLower(opponent)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for i := len(m.games) - 1; i >= 0; i-- {
+		g := &m.games[i]
+		switch {
+		case g.Opponent != opponent:
+		case !slices.Contains(g.Flags, FlagRematch):
+			return n
+		default:
+			n++
+		}
+	}
+	return n
+}
+
 // RecentGames implements Store.
 func (m *Memory) RecentGames(n int) []Game {
 	m.mu.Lock()

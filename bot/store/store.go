@@ -54,6 +54,10 @@ type Store interface {
 	// StreakAgainst counts the games in a row, up to the last one, played
 	// against the opponent (aborted games neither count nor break a run).
 	StreakAgainst(opponent string) int
+	// RematchStreak counts the latest games against the opponent, in a
+	// row, that were rematches (flag FlagRematch; aborted ones count): the
+	// rematches accepted in a row since the last fresh game with them.
+	RematchStreak(opponent string) int
 	// RecentGames returns up to n finished games, the latest first.
 	RecentGames(n int) []Game
 	// Health says whether the memory is kept on disk.
@@ -97,7 +101,7 @@ type Game struct {
 	Plies          int       `json:"plies"`
 	// Sources counts our moves by where they came from (book, engine, ...).
 	Sources map[string]int `json:"sources,omitempty"`
-	// Flags are short markers: "resumed", ...
+	// Flags are short markers: "resumed", FlagRematch, ...
 	Flags []string `json:"flags,omitempty"`
 	// ThinkTotal and ThinkMax are the time our searches took in the game.
 	ThinkTotal time.Duration `json:"think_total_ns"`
@@ -105,6 +109,9 @@ type Game struct {
 	// PGN is the path of the game's PGN file, if one was written.
 	PGN string `json:"pgn,omitempty"`
 }
+
+// FlagRematch marks a game the bot accepted as a rematch.
+const FlagRematch = "rematch"
 
 // Challenge is a challenge the bot received or sent, with the decision.
 type Challenge struct {

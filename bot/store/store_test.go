@@ -56,8 +56,20 @@ func counters(t *testing.T, s Store) {
 	if n := s.StreakAgainst("bob"); n != 1 {
 		t.Errorf("bob in a row after a game = %d, want 1", n)
 	}
-	recent := s.RecentGames(2)
-	if len(recent) != 2 || recent[0].ID != "g6" || recent[1].ID != "g5" {
+	// Rematches in a row: g7 and g8 (aborted) were rematches, g6 was not;
+	// bob's game between does not break alice's run.
+	rematch := func(g Game) Game { g.Flags = append(g.Flags, FlagRematch); return g }
+	if n := s.RematchStreak("alice"); n != 0 {
+		t.Errorf("alice's rematches before any = %d, want 0", n)
+	}
+	s.AddGame(rematch(testGame("g7", "alice", Loss, now.Add(-50*time.Second))))
+	s.AddGame(testGame("g7b", "bob", Loss, now.Add(-45*time.Second)))
+	s.AddGame(rematch(testGame("g8", "alice", Aborted, now.Add(-40*time.Second))))
+	if n := s.RematchStreak("ALICE"); n != 2 {
+		t.Errorf("alice's rematches in a row = %d, want 2", n)
+	}
+	recent := s.RecentGames(4)
+	if len(recent) != 4 || recent[3].ID != "g6" || recent[2].ID != "g7" {
 		t.Errorf("recent games: %+v", recent)
 	}
 	// Out-of-order ends are sorted in.
