@@ -20,6 +20,7 @@ func offerOf(c *lichess.Challenge) Offer {
 		Variant:   string(c.Variant.Key), Speed: string(c.Speed), Clock: c.TimeControl.Type,
 		Base:      time.Duration(c.TimeControl.Limit) * time.Second,
 		Increment: time.Duration(c.TimeControl.Increment) * time.Second,
+		Days:      c.TimeControl.DaysPerTurn,
 		Rated:     c.Rated,
 		FEN:       c.InitialFEN,
 	}

@@ -304,3 +304,36 @@ func TestFairSlots(t *testing.T) {
 		end(id)
 	}
 }
+
+// TestCorrespondenceDays: days per move outside PONDEROSA_MIN_DAYS and
+// PONDEROSA_MAX_DAYS are declined tooFast / tooSlow, through the client
+// against the fake.
+func TestCorrespondenceDays(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_CORRESPONDENCE": "true",
+		"PONDEROSA_MIN_DAYS": "2", "PONDEROSA_MAX_DAYS": "7"})
+	h.start()
+	cases := []struct {
+		days        int
+		status, why string
+	}{
+		{1, "declined", ReasonTooFast},
+		{2, "accepted", ""},
+		{7, "accepted", ""},
+		{14, "declined", ReasonTooSlow},
+	}
+	for _, tc := range cases {
+		id := h.srv.Challenge(fakelichess.ChallengeSpec{Days: tc.days, Color: "white", Opponent: fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))})
+		h.waitFor("answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+		if status, reason := h.challengeStatus(id); status != tc.status || reason != tc.why {
+			t.Errorf("%d days: %s %q, want %s %q", tc.days, status, reason, tc.status, tc.why)
+		}
+		if tc.status == "accepted" {
+			h.waitFor("started", 10*time.Second, func() bool { _, ok := h.srv.Game(id); return ok })
+			if err := h.srv.OpponentResign(id); err != nil {
+				t.Fatal(err)
+			}
+			h.waitOver(id, 10*time.Second)
+		}
+	}
+}

@@ -41,6 +41,8 @@ type Offer struct {
 	Clock string
 	// Base and Increment are the clock of a real-time challenge.
 	Base, Increment time.Duration
+	// Days is the days per move of a correspondence challenge.
+	Days int
 	Rated           bool
 	// FEN is the challenge's start position ("" or "startpos": the
 	// standard one).
@@ -134,8 +136,13 @@ func Decide(o Offer, p *config.Policy, active, queued int) Decision {
 func timeControlReason(o Offer, p *config.Policy) string {
 	switch o.Clock {
 	case "correspondence":
-		if !p.Correspondence {
+		switch {
+		case !p.Correspondence:
 			return ReasonTimeControl
+		case o.Days < p.MinDays:
+			return ReasonTooFast
+		case o.Days > p.MaxDays:
+			return ReasonTooSlow
 		}
 		return ""
 	case "unlimited":

@@ -113,6 +113,9 @@ type Policy struct {
 	QueueSize int
 	// Correspondence and Unlimited enable those time controls.
 	Correspondence, Unlimited bool
+	// MinDays and MaxDays bound the days per move of correspondence
+	// challenges (tooFast below, tooSlow above).
+	MinDays, MaxDays int
 	// MaxRematches is how many rematches in a row the bot accepts from one
 	// opponent; the next is declined with "later" (0 = none).
 	MaxRematches int
@@ -279,6 +282,9 @@ func (c *Config) crossCheck() []error {
 	}
 	if p.MinIncrement > p.MaxIncrement {
 		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_INCREMENT: must not exceed PONDEROSA_MAX_INCREMENT (%v > %v)", p.MinIncrement, p.MaxIncrement))
+	}
+	if p.MinDays > p.MaxDays {
+		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_DAYS: must not exceed PONDEROSA_MAX_DAYS (%d > %d)", p.MinDays, p.MaxDays))
 	}
 	if !p.Rated && !p.Casual {
 		errs = append(errs, errors.New("PONDEROSA_ACCEPT_RATED: PONDEROSA_ACCEPT_RATED and PONDEROSA_ACCEPT_CASUAL cannot both be false"))

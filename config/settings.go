@@ -167,6 +167,10 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Policy.QueueSize, err = parseInt(v, 0, 100); return }},
 	{Setting: Setting{"PONDEROSA_CORRESPONDENCE", "false", "accept correspondence challenges (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Correspondence, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_MIN_DAYS", "1", "fewest days per move accepted in correspondence; fewer are declined with \"tooFast\" (1 to 14)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MinDays, err = parseInt(v, 1, 14); return }},
+	{Setting: Setting{"PONDEROSA_MAX_DAYS", "14", "most days per move accepted in correspondence; more are declined with \"tooSlow\" (1 to 14)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxDays, err = parseInt(v, 1, 14); return }},
 	{Setting: Setting{"PONDEROSA_UNLIMITED", "false", "accept challenges without a clock (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Unlimited, err = parseBool(v); return }},
 
