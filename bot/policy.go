@@ -42,8 +42,8 @@ type Offer struct {
 	// Base and Increment are the clock of a real-time challenge.
 	Base, Increment time.Duration
 	// Days is the days per move of a correspondence challenge.
-	Days int
-	Rated           bool
+	Days  int
+	Rated bool
 	// FEN is the challenge's start position ("" or "startpos": the
 	// standard one).
 	FEN string
@@ -139,7 +139,7 @@ func timeControlReason(o Offer, p *config.Policy) string {
 		switch {
 		case !p.Correspondence:
 			return ReasonTimeControl
-		case o.Days < p.MinDays:
+		case o.Days > 0 && o.Days < p.MinDays: // 0: not given
 			return ReasonTooFast
 		case o.Days > p.MaxDays:
 			return ReasonTooSlow
