@@ -50,7 +50,10 @@ func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string, off
 		}
 		r.log.Warn("move rate limited (429); retrying this game's move", "move", uci, "wait", wait.Round(time.Millisecond), "attempt", attempt)
 		r.svc.stats.count(func(s *stats) { s.moveRetries++ })
-		if !sleepCtx(ctx, wait) {
+		slept := time.Now()
+		ok := sleepCtx(ctx, wait)
+		lichess.AttemptOf(ctx).AddWait(time.Since(slept))
+		if !ok {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)
@@ -77,7 +80,10 @@ func (r *gameRunner) retryRateLimited(ctx context.Context, what string, f func(c
 			return err
 		}
 		r.log.Warn(what+" rate limited (429); retrying", "wait", wait.Round(time.Millisecond))
-		if !sleepCtx(ctx, wait) {
+		slept := time.Now()
+		ok := sleepCtx(ctx, wait)
+		lichess.AttemptOf(ctx).AddWait(time.Since(slept))
+		if !ok {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)

@@ -364,14 +364,12 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	offer := r.offerDraw(pos, out.res)
 	err := r.sendMove(lichess.WithAttempt(ctx, &at), j, uci, offer) // a 429 is retried within our clock (game_retry.go)
 	posted := time.Now()
-	// The request's own round trip; time spent before it (the limiter, a
-	// 429 pause, retries) is no transport overhead and is left out of the
-	// learned overhead, here and in the clock charge measured later.
-	wire := at.Wire()
-	if wire == 0 {
-		wire = posted.Sub(sent)
-	}
-	waited := max(0, posted.Sub(sent)-wire)
+	// Time spent waiting (the limiter, a 429 pause, retries and their
+	// failed attempts) is no transport overhead: it is left out of the
+	// learned overhead, here and in the clock charge measured later. The
+	// rest of the call, scheduling delays included, counts.
+	waited := min(at.Waited, posted.Sub(sent))
+	wire := posted.Sub(sent) - waited
 	// The bot's own time: event received → the engine asked, and the
 	// answer read → the move request sent. An external engine reports when
 	// its go was written and its bestmove read.

@@ -13,7 +13,21 @@ type Attempt struct {
 	Sent, Answered time.Time
 	// Attempts counts the attempts sent (more than one after retries).
 	Attempts int
+	// Waited adds up what is not the last attempt: waits for the rate
+	// limiter or a 429 pause, retry backoffs, and failed attempts. Time
+	// the caller's own goroutine spends unscheduled is not in it.
+	Waited time.Duration
 }
+
+// AddWait records d as waited (for a caller that retries on its own).
+func (a *Attempt) AddWait(d time.Duration) {
+	if a != nil {
+		a.Waited += d
+	}
+}
+
+// AttemptOf returns the Attempt that ctx records into, or nil.
+func AttemptOf(ctx context.Context) *Attempt { return attemptOf(ctx) }
 
 // Wire returns how long the last attempt took on the wire (0 if none was
 // sent).

@@ -406,7 +406,10 @@ func (c *Client) do(ctx context.Context, k call) error {
 	for i := 0; i < attempts; i++ {
 		if i > 0 {
 			c.log.Warn("lichess: retrying", "method", k.method, "path", k.path, "attempt", i+1, "err", err)
-			if serr := c.clock.Sleep(ctx, c.jitter(backoff)); serr != nil {
+			slept := time.Now()
+			serr := c.clock.Sleep(ctx, c.jitter(backoff))
+			attemptOf(ctx).AddWait(time.Since(slept))
+			if serr != nil {
 				return errors.Join(err, serr)
 			}
 			backoff *= 2
@@ -428,14 +431,21 @@ func (c *Client) once(ctx context.Context, k call) (retryable bool, err error) {
 	if k.chat {
 		lim = c.opts.ChatLimiter
 	}
-	if err := c.wait(ctx, lim, k.method, path, fam); err != nil {
+	waitStart := time.Now()
+	werr := c.wait(ctx, lim, k.method, path, fam)
+	a := attemptOf(ctx)
+	a.AddWait(time.Since(waitStart))
+	if err := werr; err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {
 			return false, err
 		}
 		return false, fmt.Errorf("lichess: %s %s: %w", k.method, k.path, err)
 	}
-	if a := attemptOf(ctx); a != nil {
+	if a != nil {
+		if a.Attempts > 0 {
+			a.Waited += a.Wire() // the previous attempt failed
+		}
 		a.Sent, a.Answered = time.Now(), time.Time{}
 		a.Attempts++
 		defer func() { a.Answered = time.Now() }()

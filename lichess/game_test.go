@@ -534,7 +534,7 @@ func TestAttemptLeavesOutWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := time.Since(began)
-	if at.Attempts != 1 || at.Wire() <= 0 || at.Sent.Before(began) || total-at.Wire() < 100*time.Millisecond {
+	if at.Attempts != 1 || at.Wire() <= 0 || at.Sent.Before(began) || total-at.Wire() < 100*time.Millisecond || at.Waited < 100*time.Millisecond || at.Waited > total {
 		t.Errorf("attempt %+v (wire %v) in a call of %v that waited for the limiter", at, at.Wire(), total)
 	}
 }
