@@ -113,7 +113,18 @@ func clampRating(r int) int { return min(max(r, 0), 4000) }
 
 // opponentTable is the status endpoint's results per opponent, from the
 // games in memory.
+// The table is kept until the latest game changes (the page asks for it
+// up to ten times a second); do not modify it.
 func (s *Service) opponentTable() []store.Tally {
-	t := store.TallyBy(s.mem.RecentGames(5000), func(g *store.Game) string { return g.Opponent }, true)
-	return t[:min(len(t), 20)]
+	key := ""
+	if g := s.mem.RecentGames(1); len(g) == 1 {
+		key = g[0].ID + "@" + g[0].Ended.String()
+	}
+	s.opponents.mu.Lock()
+	defer s.opponents.mu.Unlock()
+	if s.opponents.table == nil || s.opponents.key != key {
+		t := store.TallyBy(s.mem.RecentGames(5000), func(g *store.Game) string { return g.Opponent }, true)
+		s.opponents.key, s.opponents.table = key, t[:min(len(t), 20):min(len(t), 20)]
+	}
+	return s.opponents.table
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/live"
 	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
@@ -85,6 +86,12 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	}
 	if o := snap.Opponents; len(o) != 1 || o[0].Key != "bob" || o[0].Name != "Bob" || o[0].Wins != 2 || o[0].Performance != 2400 {
 		t.Errorf("opponents after the restart: %+v", o)
+	}
+	// The status page's table per opponent reads the same memory.
+	var page strings.Builder
+	if err := live.RenderPage(&page, h.svc.liveSnapshot()); err != nil || !strings.Contains(page.String(),
+		`<td><a href="`+h.srv.URL()+`/@/bob">Bob</a></td><td>2</td><td>2</td><td>0</td><td>0</td><td>100%</td><td>2400</td>`) {
+		t.Errorf("status page after the restart: no row for bob (%v)", err)
 	}
 	if snap.MemoryDegraded != "" {
 		t.Errorf("memory degraded: %s", snap.MemoryDegraded)

@@ -88,6 +88,12 @@ type Service struct {
 	// have not been recorded yet, for the rematch cap (rematch.go).
 	rematches  map[string]acceptedGame
 	rematchSeq int
+	// opponents caches opponentTable (memory.go).
+	opponents struct {
+		mu    sync.Mutex
+		key   string
+		table []store.Tally
+	}
 	// lists are the allow and block lists from URLs (userlists.go); nil
 	// when none is configured.
 	lists *userLists

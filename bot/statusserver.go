@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +66,14 @@ func (s *Service) liveSnapshot() live.Snapshot {
 			Color: r.Color, Result: r.Result, Status: r.Status, Plies: r.Moves, Ended: r.Ended})
 	}
 	s.stats.mu.Unlock()
+	for _, t := range s.opponentTable() {
+		v := live.OpponentView{Name: cmp.Or(t.Name, t.Key), Games: t.Games, Wins: t.Wins, Draws: t.Draws, Losses: t.Losses,
+			Score: t.Score, Performance: t.Performance}
+		if !strings.ContainsAny(t.Key, " /?#") { // a Lichess user, not the AI
+			v.URL = s.cfg.URL + "/@/" + t.Key
+		}
+		b.Opponents = append(b.Opponents, v)
+	}
 	if c, ok := s.api.(interface{ Pauses() map[string]time.Time }); ok {
 		var fams []string
 		pauses := c.Pauses()

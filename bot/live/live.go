@@ -42,9 +42,12 @@ type BotView struct {
 	Challenges []ChallengeView `json:"recent_challenges"`
 	// Results are the latest finished games, newest first.
 	Results []ResultView `json:"recent_results"`
-	Wins    uint64       `json:"wins"`
-	Losses  uint64       `json:"losses"`
-	Draws   uint64       `json:"draws"`
+	// Opponents are the results per opponent over the games the bot
+	// remembers, the most games first.
+	Opponents []OpponentView `json:"opponents,omitempty"`
+	Wins      uint64         `json:"wins"`
+	Losses    uint64         `json:"losses"`
+	Draws     uint64         `json:"draws"`
 	// Moves are the latest moves posted, oldest first, for the latency
 	// chart.
 	Moves []MoveSample `json:"recent_moves"`
@@ -88,6 +91,20 @@ type ResultView struct {
 	Status   string    `json:"status"`
 	Plies    int       `json:"plies"`
 	Ended    time.Time `json:"ended"`
+}
+
+// OpponentView is the results against one opponent.
+type OpponentView struct {
+	Name   string `json:"name"`
+	URL    string `json:"url,omitempty"`
+	Games  int    `json:"games"`
+	Wins   int    `json:"wins"`
+	Draws  int    `json:"draws"`
+	Losses int    `json:"losses"`
+	// Score is the points per game, 0 to 1.
+	Score float64 `json:"score"`
+	// Performance is 0 when no opponent rating is known.
+	Performance int `json:"performance"`
 }
 
 // MoveSample is one posted move: the time the bot added beyond the search,

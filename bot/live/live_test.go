@@ -29,7 +29,9 @@ func sample() Snapshot {
 				{ID: "c2", Challenger: "SparringBot", Title: "BOT", Rating: 1900, Variant: "chess960", TimeControl: "1+1", Decision: "accept", At: at.Add(-2 * time.Minute)},
 			},
 			Results: []ResultView{{ID: "g0", URL: "https://lichess.org/g0", Opponent: "Alice", Color: "white", Result: "win", Status: "mate", Plies: 57, Ended: at.Add(-10 * time.Minute)}},
-			Wins:    1,
+			Opponents: []OpponentView{{Name: "Alice", URL: "https://lichess.org/@/alice", Games: 3, Wins: 2, Losses: 1, Score: 2.0 / 3, Performance: 1783},
+				{Name: "Stockfish level 3", Games: 1, Draws: 1, Score: 0.5}},
+			Wins: 1,
 			Moves: []MoveSample{{GameID: "g1", Ply: 1, Latency: 800 * time.Microsecond, RoundTrip: 2 * time.Millisecond, Overhead: 50 * time.Millisecond},
 				{GameID: "g1", Ply: 3, Latency: 1200 * time.Microsecond, RoundTrip: 3 * time.Millisecond, Overhead: 40 * time.Millisecond}},
 			Overhead:       40 * time.Millisecond,
@@ -244,6 +246,20 @@ func TestHandler(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `data-fen="`+snap.Games[0].FEN+`"`) ||
 		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Content-Security-Policy") == "" {
 		t.Errorf("/: %d %v", resp.StatusCode, resp.Header)
+	}
+	// The results per opponent, as a table.
+	for _, want := range []string{"<h2>Results by opponent</h2>",
+		`<tr><td><a href="https://lichess.org/@/alice">Alice</a></td><td>3</td><td>2</td><td>0</td><td>1</td><td>67%</td><td>1783</td></tr>`,
+		`<tr><td>Stockfish level 3</td><td>1</td><td>0</td><td>1</td><td>0</td><td>50%</td><td>–</td></tr>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/ lacks %s", want)
+		}
+	}
+	empty := sample()
+	empty.Bot.Opponents = nil
+	var b strings.Builder
+	if err := RenderPage(&b, empty); err != nil || !strings.Contains(b.String(), "No finished game remembered yet.") {
+		t.Errorf("page with no opponents: %v", err)
 	}
 	for path, ctype := range map[string]string{"/assets/style.css": "text/css", "/assets/app.js": "text/javascript", "/assets/favicon.svg": "image/svg+xml"} {
 		if resp, _ := get(path); resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), ctype) {

@@ -30,6 +30,7 @@ var pageTemplate = template.Must(template.New("page.html.tmpl").Funcs(template.F
 	"sideOf":   sideOf,
 	"moveRows": moveRows,
 	"title":    titleText,
+	"percent":  func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 	"gameCtx":  func(at time.Time, g GameView) gameCtx { return gameCtx{At: at, G: g} },
 }).ParseFS(assets, "assets/page.html.tmpl"))
 
