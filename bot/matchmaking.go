@@ -103,7 +103,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		s.log.Info("matchmaking paused: "+botQuotaText(m.pauseTill), "until", m.pauseTill)
 		return
 	}
-	tc := m.cfg.TimeControls[m.rng.IntN(len(m.cfg.TimeControls))]
+	tc := pickTimeControl(m.rng, m.cfg.TimeControls)
 	speed := string(lichess.SpeedOf(tc.Base, tc.Increment))
 	bots, err := s.api.OnlineBots(ctx, 100)
 	if err != nil {

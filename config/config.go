@@ -204,6 +204,9 @@ type Matchmaking struct {
 // TimeControl is a real-time clock: initial time plus increment per move.
 type TimeControl struct {
 	Base, Increment time.Duration
+	// Weight is how often matchmaking picks it, relative to the others
+	// (1 to 100; "3+2*4" in the setting).
+	Weight int
 }
 
 // String writes the time control the Lichess way: minutes+seconds, "3+2".

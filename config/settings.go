@@ -233,7 +233,7 @@ var settings = []setting{
 			c.Matchmaking.Idle, err = parseDuration(v, time.Second, 24*time.Hour)
 			return
 		}},
-	{Setting: Setting{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "1+1,3+0,3+2,5+3", "time controls to pick from, minutes+seconds, comma-separated (minutes 0.25 to 180, seconds 0 to 60, not UltraBullet)"},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "1+1,3+0,3+2,5+3", "time controls to pick from, minutes+seconds, comma-separated, each optionally *weight (1 to 100, default 1: \"3+0*3,5+3\" picks 3+0 three times as often); minutes 0.25 to 180, seconds 0 to 60, not UltraBullet"},
 		set: func(c *Config, v string) (err error) { c.Matchmaking.TimeControls, err = parseTimeControls(v); return }},
 	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATED", "false", "send rated matchmaking challenges (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Matchmaking.Rated, err = parseBool(v); return }},
@@ -609,6 +609,14 @@ func parseTimeControls(v string) ([]TimeControl, error) {
 		if f == "" {
 			continue
 		}
+		weight := 1
+		if tcs, w, ok := strings.Cut(f, "*"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(w))
+			if err != nil || n < 1 || n > 100 {
+				return nil, fmt.Errorf("bad weight in %q: want minutes+seconds*weight, weight 1 to 100", clipWord(f))
+			}
+			f, weight = strings.TrimSpace(tcs), n
+		}
 		b, i, ok := strings.Cut(f, "+")
 		mins, err1 := strconv.ParseFloat(strings.TrimSpace(b), 64)
 		inc, err2 := strconv.Atoi(strings.TrimSpace(i))
@@ -622,7 +630,7 @@ func parseTimeControls(v string) ([]TimeControl, error) {
 		default:
 			return nil, fmt.Errorf("bad time control %q: minutes must be 0.25, 0.5, 0.75, 1.5 or a whole number up to 180", clipWord(f))
 		}
-		tc := TimeControl{Base: time.Duration(secs) * time.Second, Increment: time.Duration(inc) * time.Second}
+		tc := TimeControl{Base: time.Duration(secs) * time.Second, Increment: time.Duration(inc) * time.Second, Weight: weight}
 		if lichess.SpeedOf(tc.Base, tc.Increment) == lichess.SpeedUltraBullet {
 			return nil, fmt.Errorf("time control %q is UltraBullet, which bots cannot be challenged to", clipWord(f))
 		}
