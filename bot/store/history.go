@@ -189,11 +189,27 @@ func (r *Reader) History(ctx context.Context, q Query) (*Report, error) {
 	}
 	var rows *sql.Rows
 	var err error
-	if q.Since.IsZero() {
-		tcond := "1"
-		if q.Opponent != "" {
-			tcond = "opponent = ?"
+	tcond := "1"
+	if q.Opponent != "" {
+		tcond = "opponent = ?"
+	}
+	// A range holding most of the games is the tallies less the games
+	// before it: whichever side has fewer games is read.
+	useTallies, gcond, sign := q.Since.IsZero(), cond, 1
+	if !useTallies {
+		var before, all int
+		err := r.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM games WHERE "+strings.Replace(cond, "ended >= ?", "ended < ?", 1), args...).Scan(&before)
+		if err == nil {
+			err = r.db.QueryRowContext(ctx, "SELECT COALESCE(SUM(wins + draws + losses + aborted + other), 0) FROM tallies WHERE "+tcond, args[1:]...).Scan(&all)
 		}
+		if err != nil {
+			return nil, err
+		}
+		if before < all-before {
+			useTallies, gcond, sign = true, strings.Replace(cond, "ended >= ?", "ended < ?", 1), -1
+		}
+	}
+	if useTallies {
 		query := "SELECT speed, opponent, " + strings.Join(tallyColumns, ", ") + " FROM tallies WHERE " + tcond
 		rows, err = r.db.QueryContext(ctx, query, args[1:]...)
 		if err != nil {
@@ -212,8 +228,13 @@ func (r *Reader) History(ctx context.Context, q Query) (*Report, error) {
 			}
 			add(speed, opp, &v)
 		}
-	} else {
-		rows, err = r.db.QueryContext(ctx, "SELECT speed, opponent, result, opponent_rating FROM games WHERE "+cond, args...)
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if !q.Since.IsZero() {
+		rows, err = r.db.QueryContext(ctx, "SELECT speed, opponent, result, opponent_rating FROM games WHERE "+gcond, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -240,12 +261,15 @@ func (r *Reader) History(ctx context.Context, q Query) (*Report, error) {
 					v[7] = -n
 				}
 			}
+			for i := range v {
+				v[i] *= sign
+			}
 			add(speed, opp, &v)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	tally := func(key string, v *sum) Tally { return tallyOf(key, v[0], v[1], v[2], v[5], v[6], v[7]) }
 	if total[4] > 0 {

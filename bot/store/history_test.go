@@ -221,4 +221,23 @@ func TestTallyByMatchesHistory(t *testing.T) {
 	if fmt.Sprint(mem) != fmt.Sprint(rep.ByOpponent) {
 		t.Errorf("in memory:\n%+v\nhistory:\n%+v", mem, rep.ByOpponent)
 	}
+	// --since: a short range is summed from its games, a long one is the
+	// tallies less the games before it; both agree with memory.
+	for _, from := range []int{10, 50} {
+		since := now.Add(time.Duration(from) * time.Minute)
+		rep, err := r.History(context.Background(), Query{Since: since})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []Game
+		for _, g := range d.RecentGames(1000) {
+			if !g.Ended.Before(since) {
+				in = append(in, g)
+			}
+		}
+		mem := TallyBy(in, func(g *Game) string { return g.Opponent }, true)
+		if fmt.Sprint(mem) != fmt.Sprint(rep.ByOpponent) {
+			t.Errorf("since game %d: in memory:\n%+v\nhistory:\n%+v", from, mem, rep.ByOpponent)
+		}
+	}
 }
