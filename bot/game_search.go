@@ -304,9 +304,9 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	if j.safetyT != nil {
 		j.safetyT.Stop()
 	}
-	// A source answered first: the search is no longer needed; the engine
-	// answered first: the sources' lookups are not.
-	j.stop()
+	if out.src != nil {
+		j.stop() // a source answered first: the search is no longer needed
+	}
 	j.cancel = nil
 	leaving := r.phase == leaving
 	if r.board.ply() != j.ply || out.res.Best == board.NoMove {
