@@ -173,8 +173,7 @@ func TestRematchCap(t *testing.T) {
 		{"alice rematch 1 again", alice, true, true},
 	}
 	for i, st := range steps {
-		spec := fakelichess.ChallengeSpec{ClockLimit: time.Minute, Challenger: st.who, Color: "white",
-			Opponent: fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))}
+		spec := fakelichess.ChallengeSpec{ClockLimit: 10 * time.Second, Challenger: st.who, Color: "white", Opponent: quietWhite()}
 		if st.rematch {
 			spec.RematchOf = fmt.Sprintf("game%04d", i)
 		}
@@ -188,7 +187,9 @@ func TestRematchCap(t *testing.T) {
 			t.Fatalf("%s: %s %q, want declined later", st.name, status, reason)
 		}
 		if st.accept {
-			h.waitFor(st.name+" started", 10*time.Second, func() bool { _, ok := h.srv.Game(id); return ok })
+			// Two plies: a game resigned before them is an abort, which
+			// the store does not count.
+			h.waitFor(st.name+" moves", 20*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 2 })
 			if err := h.srv.OpponentResign(id); err != nil {
 				t.Fatal(err)
 			}
