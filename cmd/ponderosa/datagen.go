@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
+	"github.com/ponderosa-chess/ponderosa/internal/progress"
 )
 
 // dataEnv names the environment variable that says where NNUE training
@@ -52,9 +54,17 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("datagen: %w", err)
 		}
 	}
+	// On a terminal the running counts are one line redrawn every second.
+	out2, tty, stopProgress := progress.Lines(env.Stdout, func(line string) bool {
+		return strings.HasPrefix(line, "datagen: games ")
+	})
+	defer stopProgress()
+	if tty && !isFlagSet(fs, "progress") {
+		*every = time.Second
+	}
 	cfg := nnuedata.GenConfig{
 		Path: *out, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
-		Games: *games, Seed: *seed, Progress: env.Stdout, Every: *every,
+		Games: *games, Seed: *seed, Progress: out2, Every: *every,
 	}
 	if *evalFile != "" {
 		net, err := nnue.Load(*evalFile)

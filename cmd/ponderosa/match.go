@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/internal/progress"
 	"github.com/ponderosa-chess/ponderosa/uci/match"
 )
 
@@ -147,14 +148,14 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		mu.Lock()
 		defer mu.Unlock()
 		s := cur.Stats
-		line := fmt.Sprintf("games %d/%d  +%d -%d =%d  %s", played, planned, s.Wins, s.Losses, s.Draws, eloText(s.Elo()))
+		line := fmt.Sprintf("games %d/%d  +%d -%d =%d  %s", played, planned, s.Wins, s.Losses, s.Draws, progress.Elo(s.Elo()))
 		if cfg.SPRT != nil {
 			lo, hi := cfg.SPRT.Bounds()
 			line += fmt.Sprintf("  LLR %.2f [%.2f, %.2f]", cur.LLR, lo, hi)
 		}
-		return line + "  ETA " + etaText(time.Since(begun), played, planned)
+		return line + "  ETA " + progress.ETA(time.Since(begun), played, planned)
 	}
-	prog := startProgress(env.Stdout, isTerminal(env.Stdout), 0, time.Second, 30*time.Second, status)
+	prog := progress.Start(env.Stdout, progress.IsTerminal(env.Stdout), 0, time.Second, 30*time.Second, status)
 	cfg.Progress = prog
 	res, runErr := match.Run(ctx, cfg)
 	prog.Stop()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/progress"
 )
 
 // cmdPerft counts the leaf nodes of the legal move tree below each root
@@ -43,10 +44,10 @@ func cmdPerft(ctx context.Context, args []string, env *Env) error {
 	// the count takes more than a second.
 	var rootsDone, nodesDone atomic.Uint64
 	begun := time.Now()
-	prog := startProgress(env.Stderr, isTerminal(env.Stderr), time.Second, 250*time.Millisecond, 10*time.Second, func() string {
+	prog := progress.Start(env.Stderr, progress.IsTerminal(env.Stderr), time.Second, 250*time.Millisecond, 10*time.Second, func() string {
 		d := rootsDone.Load()
 		return fmt.Sprintf("perft %d: %d/%d root moves, %d nodes, %s, ETA %s", *depth, d, moves.N,
-			nodesDone.Load(), time.Since(begun).Round(100*time.Millisecond), etaText(time.Since(begun), int(d), moves.N))
+			nodesDone.Load(), time.Since(begun).Round(100*time.Millisecond), progress.ETA(time.Since(begun), int(d), moves.N))
 	})
 	defer prog.Stop()
 	for _, m := range moves.Slice() {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuetrain"
+	"github.com/ponderosa-chess/ponderosa/internal/progress"
 )
 
 // cmdTrain trains an NNUE on datagen's data, printing the losses per
@@ -47,7 +50,14 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintln(env.Stderr, "ponderosa train: want 0 <= --lambda <= 1, 0 < --scale <= 2000, --epochs, --batch >= 1 and --lr > 0")
 		return errUsage
 	}
-	c.Progress = env.Stdout
+	// On a terminal the progress inside an epoch is one line redrawn every
+	// second; the per-epoch losses stay as lines of their own.
+	out, tty, stopProgress := progress.Lines(env.Stdout, isTrainStatus)
+	defer stopProgress()
+	if tty && c.Every == 0 {
+		c.Every = time.Second
+	}
+	c.Progress = out
 	m, _, err := nnuetrain.Train(ctx, c)
 	if errors.Is(err, context.Canceled) {
 		// Interrupted: the files of the last finished epoch stand.
@@ -67,4 +77,11 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "train: wrote %s (%s, N=%d)\n", c.Out, n.ID(), n.Hidden())
 	return nil
+}
+
+// isTrainStatus tells the trainer's progress lines inside an epoch
+// ("train: epoch 3: 40000 of 90000 positions, ...") from its other lines.
+func isTrainStatus(line string) bool {
+	rest, ok := strings.CutPrefix(line, "train: epoch ")
+	return ok && strings.Contains(rest, " positions, loss ")
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
 	"github.com/ponderosa-chess/ponderosa/engine/eval/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/progress"
 )
 
 // cmdTune fits the weights to labelled positions and writes tuned.go.
@@ -29,6 +31,16 @@ func cmdTune(args []string) error {
 }
 
 func tuneWeights(note, data, valid string, iters int, lr float64, out string, fromHand bool, l2 float64, freezePST bool) error {
+	// On a terminal the step lines are one status line redrawn in place,
+	// shown every step; elsewhere every 50th step is a line of its own.
+	stdout, tty, stopProgress := progress.Lines(os.Stdout, func(line string) bool {
+		return strings.HasPrefix(line, "iter ")
+	})
+	defer stopProgress()
+	report := 50
+	if tty {
+		report = 1
+	}
 	start := eval.Default()
 	if fromHand {
 		start = eval.HandSet()
@@ -46,7 +58,7 @@ func tuneWeights(note, data, valid string, iters int, lr float64, out string, fr
 	t.L2 = l2
 	k := t.FitK()
 	e0 := t.Error(k)
-	fmt.Printf("%d positions, K = %.4f, error %.6f\n", len(samples), k, e0)
+	fmt.Fprintf(stdout, "%d positions, K = %.4f, error %.6f\n", len(samples), k, e0)
 	var vt *tune.Tuner
 	v0 := 0.0
 	if valid != "" {
@@ -61,10 +73,10 @@ func tuneWeights(note, data, valid string, iters int, lr float64, out string, fr
 		}
 		vt = tune.New(vs, start)
 		v0 = vt.Error(k)
-		fmt.Printf("validation: %d positions, error %.6f\n", len(vs), v0)
+		fmt.Fprintf(stdout, "validation: %d positions, error %.6f\n", len(vs), v0)
 		defer func() {
 			vt.W = t.W
-			fmt.Printf("validation error after tuning: %.6f\n", vt.Error(k))
+			fmt.Fprintf(stdout, "validation error after tuning: %.6f\n", vt.Error(k))
 		}()
 	}
 	// The king's material weight is unused; keep it at zero.
@@ -86,17 +98,17 @@ func tuneWeights(note, data, valid string, iters int, lr float64, out string, fr
 				bestW, bestV, bestIter = t.W, v, i
 			}
 		}
-		if i%50 == 0 || i == 1 {
-			fmt.Printf("iter %4d error %.6f (%v)\n", i, e, time.Since(t0).Round(time.Second))
+		if i%report == 0 || i == 1 {
+			fmt.Fprintf(stdout, "iter %4d error %.6f (%v)\n", i, e, time.Since(t0).Round(time.Second))
 		}
 	}
 	if vt != nil {
-		fmt.Printf("early stopping: best validation error %.6f at step %d\n", bestV, bestIter)
+		fmt.Fprintf(stdout, "early stopping: best validation error %.6f at step %d\n", bestV, bestIter)
 		t.W = bestW
 		iters = bestIter
 	}
 	e1 := t.Error(k)
-	fmt.Printf("final error %.6f (from %.6f)\n", e1, e0)
+	fmt.Fprintf(stdout, "final error %.6f (from %.6f)\n", e1, e0)
 	if out == "" {
 		return nil
 	}

@@ -1,8 +1,7 @@
-package main
+package progress
 
 import (
 	"math"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -41,7 +40,7 @@ func shownOnce(text string) (func() string, chan struct{}) {
 func TestProgressPlain(t *testing.T) {
 	var out lockedBuffer
 	status, first := shownOnce("games 1/2")
-	p := startProgress(&out, false, 0, time.Millisecond, time.Hour, status)
+	p := Start(&out, false, 0, time.Millisecond, time.Hour, status)
 	<-first
 	p.Write([]byte("Finished game 1\n"))
 	p.Stop()
@@ -53,7 +52,7 @@ func TestProgressPlain(t *testing.T) {
 func TestProgressTerminal(t *testing.T) {
 	var out lockedBuffer
 	status, first := shownOnce("games 1/2")
-	p := startProgress(&out, true, 0, time.Hour, time.Hour, status)
+	p := Start(&out, true, 0, time.Hour, time.Hour, status)
 	<-first
 	p.Write([]byte("Finished game 1\n"))
 	p.Stop()
@@ -65,7 +64,7 @@ func TestProgressTerminal(t *testing.T) {
 
 func TestProgressQuickWorkPrintsNothing(t *testing.T) {
 	var out lockedBuffer
-	p := startProgress(&out, true, time.Hour, time.Millisecond, time.Millisecond, func() string { return "status" })
+	p := Start(&out, true, time.Hour, time.Millisecond, time.Millisecond, func() string { return "status" })
 	p.Write([]byte("result\n"))
 	p.Stop()
 	if got := out.String(); got != "result\n" {
@@ -74,10 +73,10 @@ func TestProgressQuickWorkPrintsNothing(t *testing.T) {
 }
 
 func TestETAAndElo(t *testing.T) {
-	if got := etaText(10*time.Second, 5, 20); got != "30s" {
+	if got := ETA(10*time.Second, 5, 20); got != "30s" {
 		t.Errorf("eta %q", got)
 	}
-	if got := etaText(time.Second, 0, 20); got != "?" {
+	if got := ETA(time.Second, 0, 20); got != "?" {
 		t.Errorf("eta with nothing done %q", got)
 	}
 	for _, c := range []struct {
@@ -85,35 +84,45 @@ func TestETAAndElo(t *testing.T) {
 		want        string
 	}{{29.4, -40, 98, "Elo +29 ± 69"}, {math.Copysign(0, -1), -10, 10, "Elo +0 ± 10"},
 		{math.Inf(1), 3, math.Inf(1), "Elo +∞ ± ∞"}, {-12, math.Inf(-1), 4, "Elo -12 ± ∞"}} {
-		if got := eloText(c.elo, c.lo, c.hi); got != c.want {
-			t.Errorf("eloText(%v, %v, %v) = %q, want %q", c.elo, c.lo, c.hi, got, c.want)
+		if got := Elo(c.elo, c.lo, c.hi); got != c.want {
+			t.Errorf("Elo(%v, %v, %v) = %q, want %q", c.elo, c.lo, c.hi, got, c.want)
 		}
 	}
 }
 
-// TestMatchProgressPlain: a match whose output is not a terminal prints a
-// plain progress line (games, W/L/D, Elo ± interval, LLR and bounds, ETA)
-// and then its summary.
-func TestMatchProgressPlain(t *testing.T) {
-	sf := "/usr/games/stockfish"
-	if _, err := os.Stat(sf); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("stockfish missing in CI: %v", err)
-		}
-		t.Skip("stockfish not installed")
+func TestLinesNotATerminal(t *testing.T) {
+	var out lockedBuffer
+	w, tty, stop := Lines(&out, func(string) bool { return true })
+	w.Write([]byte("epoch 1: 10 of 20\nepoch 1 done\n"))
+	stop()
+	if tty || out.String() != "epoch 1: 10 of 20\nepoch 1 done\n" {
+		t.Errorf("tty %v, output %q: want every line unchanged", tty, out.String())
 	}
-	out, _, err := runCmd(t, "", "match", "--engine", sf, "--engine", sf, "--tc", "inf", "--nodes", "300",
-		"--games", "2", "--sprt", "elo0=0,elo1=5", "--option", "Hash=4")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+}
+
+func TestLinesStatusInPlace(t *testing.T) {
+	var out lockedBuffer
+	l := &lines{isStatus: func(s string) bool { return strings.HasPrefix(s, "at ") }}
+	shown := make(chan string, 16)
+	l.p = Start(&out, true, time.Hour, time.Hour, time.Hour, func() string {
+		s := l.status()
+		shown <- s
+		return s
+	})
+	// Lines may arrive in pieces; status lines never reach the output as
+	// lines of their own, other lines do.
+	l.Write([]byte("at 1"))
+	l.Write([]byte("0%\nstarting\nat 20%\n"))
+	if got := l.status(); got != "at 20%" {
+		t.Errorf("status %q, want the latest status line", got)
 	}
-	if !strings.Contains(out, "games 0/2  +0 -0 =0  Elo +0 ± ∞  LLR 0.00 [-2.94, 2.94]  ETA ?\n") {
-		t.Errorf("no plain progress line:\n%s", out)
+	l.p.show(true)
+	if got := <-shown; got != "at 20%" {
+		t.Errorf("drawn status %q", got)
 	}
-	if strings.Contains(out, "\r") || strings.Contains(out, "\033") {
-		t.Errorf("terminal controls in plain output:\n%q", out)
-	}
-	if !strings.Contains(out, "Score of") {
-		t.Errorf("no per-game lines:\n%s", out)
+	l.p.Stop()
+	got := out.String()
+	if strings.Contains(got, "at 10%") || strings.Contains(got, "at 20%\n") || !strings.Contains(got, "starting\n") {
+		t.Errorf("terminal output %q: want 'starting' as a line and the status drawn in place only", got)
 	}
 }
