@@ -50,10 +50,7 @@ func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string, off
 		}
 		r.log.Warn("move rate limited (429); retrying this game's move", "move", uci, "wait", wait.Round(time.Millisecond), "attempt", attempt)
 		r.svc.stats.count(func(s *stats) { s.moveRetries++ })
-		slept := time.Now()
-		ok := sleepCtx(ctx, wait)
-		lichess.AttemptOf(ctx).AddWait(time.Since(slept))
-		if !ok {
+		if !waitRetry(ctx, wait) {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)
@@ -80,10 +77,7 @@ func (r *gameRunner) retryRateLimited(ctx context.Context, what string, f func(c
 			return err
 		}
 		r.log.Warn(what+" rate limited (429); retrying", "wait", wait.Round(time.Millisecond))
-		slept := time.Now()
-		ok := sleepCtx(ctx, wait)
-		lichess.AttemptOf(ctx).AddWait(time.Since(slept))
-		if !ok {
+		if !waitRetry(ctx, wait) {
 			return err
 		}
 		backoff = min(backoff*2, moveRetryMax)
@@ -100,4 +94,14 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// waitRetry waits before posting again and leaves the wait out of the
+// attempt's wire time (the overhead learner must not learn it); false when
+// ctx ended first.
+func waitRetry(ctx context.Context, wait time.Duration) bool {
+	slept := time.Now()
+	ok := sleepCtx(ctx, wait)
+	lichess.AttemptOf(ctx).AddWait(time.Since(slept))
+	return ok
 }

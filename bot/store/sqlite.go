@@ -1,3 +1,7 @@
+// This file is about 600 lines: the whole SQLite side of the store (open,
+// corrupt-file handling, the writer goroutine, every statement). The
+// migrations and the history queries live in files of their own.
+
 package store
 
 import (
