@@ -222,7 +222,11 @@ func TestReadOnlyDisk(t *testing.T) {
 		if err := os.WriteFile(bin, data, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+		// Only the test's own directories: t.TempDir() is <root>/NNN, and
+		// root's parent is the system's temporary directory (/tmp), whose
+		// mode (1777) must never be touched.
+		root := filepath.Dir(dir)
+		for _, p := range []string{filepath.Dir(bin), root} {
 			os.Chmod(p, 0o755)
 		}
 		cmd := exec.Command(bin, "-test.run=^$")
