@@ -12,11 +12,13 @@ import (
 	"time"
 )
 
-// relay is the test helper engine built by TestMain (testdata/relay).
-var relay string
+// relay and xbfake are the test helper engines built by TestMain
+// (testdata/relay, testdata/xbfake).
+var relay, xbfake string
 
 func TestMain(m *testing.M) {
-	os.Exit(testbin.Main(m, testbin.Build{Pkg: "./testdata/relay", Out: &relay}))
+	os.Exit(testbin.Main(m, testbin.Build{Pkg: "./testdata/relay", Out: &relay},
+		testbin.Build{Pkg: "./testdata/xbfake", Out: &xbfake}))
 }
 
 // need returns the path of a Debian engine, skipping (or failing in CI)
@@ -317,5 +319,46 @@ func TestStopRightAfterGo(t *testing.T) {
 	t.Logf("%d of %d stops sent right after go ponder were lost", lost, tries)
 	if lost > 2 {
 		t.Errorf("%d of %d stops lost", lost, tries)
+	}
+}
+
+// TestXBoardMoveNowIgnored: an xboard engine that ignores "?" while it
+// thinks (as Fairy-Max does) moves in its own time, then answers the "?"
+// with "Error (unknown command): ?". That error refuses nothing: the next
+// search reads it and goes on; and once the engine has shown it ignores
+// "?", a stop waits for its move within its clock, not just the stop grace.
+func TestXBoardMoveNowIgnored(t *testing.T) {
+	// Search 1 thinks 50 ms, the others 400 ms: past the stop grace.
+	e, err := Start(context.Background(), Spec{Argv: []string{xbfake, "-think", "50ms,400ms"}, Protocol: XBoard,
+		StopGrace: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.NewGame(context.Background(), NewGame{Base: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{WTime: 5 * time.Second, BTime: 5 * time.Second}
+	pos := Position{Moves: []string{"e2e4"}}
+	// 1: stopped at once; the move comes at 50 ms, then the error.
+	s := e.Go(context.Background(), pos, lim, nil)
+	s.Stop()
+	if res, err := s.Wait(); err != nil || res.Move != "a7a6" {
+		t.Fatalf("stopped search: %+v, %v", res, err)
+	}
+	// 2: reads the error to the first search's "?" before its own move.
+	pos.Moves = append(pos.Moves, "a7a6", "d2d4")
+	if res, err := e.Go(context.Background(), pos, lim, nil).Wait(); err != nil || res.Move != "a7a6" {
+		t.Fatalf("the search after the error to \"?\": %+v, %v", res, err)
+	}
+	// 3: stopped at once; the engine moves at 400 ms, past the grace.
+	pos.Moves = append(pos.Moves, "a7a6", "g1f3")
+	s = e.Go(context.Background(), pos, lim, nil)
+	s.Stop()
+	if res, err := s.Wait(); err != nil || res.Move != "a7a6" {
+		t.Fatalf("a stop to an engine that ignores \"?\": %+v, %v", res, err)
+	}
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

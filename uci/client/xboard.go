@@ -25,6 +25,22 @@ type xboardDriver struct {
 	fen       string
 	moves     []string
 	base, inc time.Duration // the game's clock, for level
+
+	// ignoresMoveNow: the engine has answered "?" with an error. Fairy-Max
+	// does so: it reads no input while it thinks, so "?" never stops it;
+	// it moves in its own time and then answers the "?" it finds waiting
+	// with "Error (unknown command): ?". From then on a stopped search
+	// waits for the move as long as the engine's clock allows, not just
+	// the stop grace.
+	ignoresMoveNow bool
+}
+
+// moveNowError reports whether line is an engine's error answer to our
+// "?" (move now), as in "Error (unknown command): ?". It refuses nothing:
+// the engine was not thinking when it read the "?".
+func moveNowError(line string) bool {
+	line = strings.TrimSpace(line)
+	return strings.HasPrefix(line, "Error") && strings.HasSuffix(line, ": ?")
 }
 
 // Without "feature done=0", an engine's features are over once no line
@@ -352,12 +368,25 @@ func (d *xboardDriver) search(e *Engine, s *Search) (BestMove, error) {
 		grace    <-chan time.Time
 		ctxDone  = s.ctx.Done()
 	)
+	// An engine that ignores "?" still moves within its clock: a stop
+	// waits for that before it calls the engine hung.
+	budget := time.Duration(0)
+	switch {
+	case l.MoveTime > 0:
+		budget = (l.MoveTime + time.Second - 1) / time.Second * time.Second
+	case ours > 0:
+		budget = ours
+	}
 	stop := func() error {
 		if stopSent {
 			return nil
 		}
 		stopSent = true
-		grace = time.After(e.spec.StopGrace)
+		wait := e.spec.StopGrace
+		if d.ignoresMoveNow {
+			wait = max(wait, time.Until(res.GoSent.Add(budget+e.spec.StopGrace)))
+		}
+		grace = time.After(wait)
 		return send("?")
 	}
 	for {
@@ -386,6 +415,10 @@ func (d *xboardDriver) search(e *Engine, s *Search) (BestMove, error) {
 				return res, nil
 			case f[0] == "resign" || f[0] == "1-0" || f[0] == "0-1" || f[0] == "1/2-1/2":
 				return BestMove{}, fmt.Errorf("%w: the engine answered %q instead of a move", ErrBadMove, truncate(line))
+			case moveNowError(line):
+				// The answer to a "?" of ours that came after the move
+				// (this search's or an earlier one's): nothing to stop.
+				d.ignoresMoveNow = true
 			case strings.HasPrefix(f[0], "Illegal") || strings.HasPrefix(f[0], "Error"):
 				return BestMove{}, fmt.Errorf("%w: the engine refused the position: %q", ErrUnsupported, truncate(line))
 			default:
