@@ -78,6 +78,9 @@ type Service struct {
 	// searchInfo, when set (tests only), receives the engine's reports of
 	// every search; it lets a test make a search panic.
 	searchInfo func(engine.Info)
+	// sourceOptions, when set (tests only), adjusts the move sources'
+	// options before Run makes them (the circuit breaker's threshold).
+	sourceOptions func(*movesource.Options)
 
 	mu      sync.Mutex
 	games   map[string]bool      // running game ids
@@ -190,12 +193,16 @@ func (s *Service) Run(ctx context.Context) error {
 		s.book = b
 	}
 	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
-		s.sources = movesource.New(movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
+		opts := movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
 			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log,
 			Tablebase: src.Tablebase, TablebaseURL: src.TablebaseURL,
 			Cloud: src.Cloud, CloudURL: src.CloudURL, CloudMinDepth: src.CloudMinDepth,
 			Explorer: src.Explorer, ExplorerURL: src.ExplorerURL, ExplorerDB: src.ExplorerDB,
-			ExplorerMinGames: src.ExplorerMinGames, ExplorerMaxPly: src.ExplorerMaxPly, ExplorerByScore: src.ExplorerByScore})
+			ExplorerMinGames: src.ExplorerMinGames, ExplorerMaxPly: src.ExplorerMaxPly, ExplorerByScore: src.ExplorerByScore}
+		if s.sourceOptions != nil {
+			s.sourceOptions(&opts)
+		}
+		s.sources = movesource.New(opts)
 		defer s.sources.Close()
 	}
 	s.restoreMemory(time.Now())

@@ -55,9 +55,11 @@ type harness struct {
 	// statusLn, when set before start, serves the status page.
 	statusLn net.Listener
 	// store, when set before start, is the service's memory.
-	store  store.Store
-	cancel context.CancelFunc
-	done   chan error
+	store store.Store
+	// beforeRun, when set before start, adjusts the Service before Run.
+	beforeRun func(*Service)
+	cancel    context.CancelFunc
+	done      chan error
 }
 
 // setup starts a fake Lichess with opts; env adds settings to the bot's
@@ -107,6 +109,9 @@ func (h *harness) start() {
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h.svc = newService(h.cfg, h.client, Options{Logger: log, Version: "ponderosa test",
 		OnReady: func(*lichess.User) { close(ready) }, StatusListener: h.statusLn, Store: h.store})
+	if h.beforeRun != nil {
+		h.beforeRun(h.svc)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan error, 1)

@@ -9,13 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
 // endgame plays fen (White to move, the bot White) at 1+0 against the
 // fake's engine and returns the game.
 func endgame(t *testing.T, fen string, env map[string]string) (*harness, fakelichess.GameInfo) {
+	return endgameWith(t, fen, env, nil)
+}
+
+// endgameWith is endgame with beforeRun applied to the Service.
+func endgameWith(t *testing.T, fen string, env map[string]string, beforeRun func(*Service)) (*harness, fakelichess.GameInfo) {
 	h := setup(t, fakelichess.Options{Opponent: sparringEngine(2000)}, env)
+	h.beforeRun = beforeRun
 	h.start()
 	g := h.play(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: fen, Color: "black",
 		ClockLimit: time.Minute}, 90*time.Second)
@@ -96,40 +103,60 @@ func tbMoves(logs string) int {
 
 // TestSlowSourceNeverDelaysAMove: at 1+0, without pondering, a tablebase
 // that answers after 5 s is asked for each move (each lookup would time
-// out after 1.5 s), yet the engine's moves go out as soon as the engine has
-// them: the quick ones near mate take milliseconds, not the lookup's
-// timeout, and the game is won on the board.
+// out after at most 1.5 s), yet every move goes out in the engine's time:
+// the bot's own time (bot_ms: all but the engine's search) stays under
+// the shortest budget any lookup gets (10 s/40 = 250 ms), the quick moves
+// near mate take milliseconds, not the lookup's timeout, and the game is
+// won on the board.
+// The lookups that time out would open the circuit breaker (3 failures in
+// a row by default, issue 16) and the source would not be asked for the
+// quick moves, where a wait would show: the test raises the threshold.
 func TestSlowSourceNeverDelaysAMove(t *testing.T) {
 	t.Parallel()
+	const budget = 250 // ms: the shortest lookup budget (MinClock 10 s × 1/40)
 	src := fakelichess.NewSources()
 	t.Cleanup(src.Close)
 	src.SetFault("/standard", fakelichess.SourceFault{Delay: 5 * time.Second})
-	h, g := endgame(t, "8/8/8/3k4/8/8/8/2Q1K3 w - - 0 1", map[string]string{"PONDEROSA_TABLEBASE": "true",
-		"PONDEROSA_TABLEBASE_URL": src.URL(), "PONDEROSA_PONDER": "false"})
+	h, g := endgameWith(t, "8/8/8/3k4/8/8/8/2Q1K3 w - - 0 1", map[string]string{"PONDEROSA_TABLEBASE": "true",
+		"PONDEROSA_TABLEBASE_URL": src.URL(), "PONDEROSA_PONDER": "false"},
+		func(s *Service) { s.sourceOptions = func(o *movesource.Options) { o.BreakAfter = 1000 } })
+	logs := h.logs.String()
 	ours := (len(g.Moves) + 1) / 2
+	if strings.Contains(logs, `msg="move source skipped for a while"`) {
+		t.Fatalf("the breaker opened with its threshold raised\nlogs:\n%s", logs)
+	}
 	// A move the engine finds in microseconds may go out before its
 	// lookup's request even reaches the host.
 	if n := src.Hits("/standard"); n < ours/2 {
-		t.Fatalf("the tablebase was asked %d times for %d moves\nlogs:\n%s", n, ours, h.logs.String())
+		t.Fatalf("the tablebase was asked %d times for %d moves\nlogs:\n%s", n, ours, logs)
 	}
-	if n := tbMoves(h.logs.String()); n > 0 {
+	if n := tbMoves(logs); n > 0 {
 		t.Fatalf("%d tablebase moves from a source slower than its timeout", n)
 	}
 	quick := 0
-	for _, l := range strings.Split(h.logs.String(), "\n") {
+	for _, l := range strings.Split(logs, "\n") {
 		if !strings.Contains(l, "msg=move ") {
 			continue
 		}
-		var ms float64
+		ms, bot := -1.0, -1.0
 		if i := strings.Index(l, "search_ms="); i >= 0 {
 			fmt.Sscanf(l[i+len("search_ms="):], "%g", &ms)
 		}
-		if ms < 500 {
+		if i := strings.Index(l, "bot_ms="); i >= 0 {
+			fmt.Sscanf(l[i+len("bot_ms="):], "%g", &bot)
+		}
+		if ms < 0 || bot < 0 || bot >= budget {
+			t.Errorf("a move waited for the source (search_ms %g, bot_ms %g): %s", ms, bot, l)
+		}
+		if ms+bot < 500 {
 			quick++
 		}
 	}
 	if quick == 0 {
-		t.Fatalf("no move under 500 ms in %d plies: the moves waited for the source\nlogs:\n%s", len(g.Moves), h.logs.String())
+		t.Errorf("no move under 500 ms in %d plies: the moves waited for the source", len(g.Moves))
+	}
+	if t.Failed() {
+		t.Logf("logs:\n%s", logs)
 	}
 	t.Logf("%d plies, %d quick moves, %d lookups", len(g.Moves), quick, src.Hits("/standard"))
 }
