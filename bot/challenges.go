@@ -88,7 +88,7 @@ func (s *Service) accept(ctx context.Context, id string, log *slog.Logger) {
 		log.Warn("accept failed", "err", err)
 		s.mu.Lock()
 		delete(s.pending, id)
-		delete(s.rematches, id)
+		s.dropAccepted(id)
 		s.mu.Unlock()
 		s.acceptFailed(ctx, id, err, log)
 	}
@@ -119,7 +119,7 @@ func (s *Service) expirePending() {
 	for id, t := range s.pending {
 		if time.Since(t) > pendingTimeout {
 			delete(s.pending, id)
-			delete(s.rematches, id) // no game to count
+			s.dropAccepted(id) // no game to count
 		}
 	}
 }

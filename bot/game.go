@@ -288,18 +288,18 @@ func (r *gameRunner) finish(ctx context.Context, st *lichess.GameState) {
 	case st.Winner != "":
 		result = "loss"
 	}
-	ply := r.board.ply()
+	ply, ended := r.board.ply(), time.Now() // before the goodbyes: the store orders games by their end
 	r.log.Info("game end", "result", result, "status", st.Status, "winner", st.Winner, "plies", ply,
 		"duration", time.Since(r.began).Round(time.Millisecond))
 	r.svc.stats.gameEnded(r.id, &GameResult{ID: r.id, Opponent: r.opponent, Color: string(ourColor),
-		Result: result, Status: string(st.Status), Moves: ply, Ended: time.Now()})
+		Result: result, Status: string(st.Status), Moves: ply, Ended: ended})
 	pgn := ""
 	if st.Status != lichess.StatusAborted {
 		r.say(ctx, roomPlayer, r.svc.cfg.Chat.Goodbye)
 		r.say(ctx, roomSpectator, r.svc.cfg.Chat.GoodbyeSpectator)
 		pgn = r.savePGN(st)
 	}
-	r.remember(st, result, pgn)
+	r.remember(st, result, pgn, ended)
 }
 
 // savePGN writes the game's PGN file and returns its path ("" when none).

@@ -77,7 +77,7 @@ func (r *gameRunner) noteMove(source string, search time.Duration) {
 }
 
 // remember records the finished game in the store.
-func (r *gameRunner) remember(st *lichess.GameState, result, pgn string) {
+func (r *gameRunner) remember(st *lichess.GameState, result, pgn string, ended time.Time) {
 	f := r.full
 	if f == nil {
 		r.svc.forgetRematch(r.id)
@@ -100,7 +100,7 @@ func (r *gameRunner) remember(st *lichess.GameState, result, pgn string) {
 		flags = append(flags, "resumed") // begun before this run of the bot
 	}
 	r.svc.rememberGame(store.Game{
-		ID: r.id, Started: started, Ended: time.Now(), Speed: string(f.Speed), Variant: string(f.Variant.Key),
+		ID: r.id, Started: started, Ended: ended, Speed: string(f.Speed), Variant: string(f.Variant.Key),
 		Rated: f.Rated, Color: r.us.String(), Opponent: opp, OpponentName: playerName(them), OpponentTitle: them.Title,
 		OpponentRating: clampRating(them.Rating), OpponentBot: them.Title == "BOT", OurRating: clampRating(us.Rating),
 		Result: result, Termination: string(st.Status), Plies: r.board.ply(),

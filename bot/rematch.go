@@ -30,16 +30,22 @@ func (s *Service) limitRematches(c *lichess.Challenge, d Decision) Decision {
 	return d
 }
 
-// acceptedGame is a game accepted from a player and not recorded yet.
+// acceptedGame is a game accepted from a player, kept while one of that
+// player's accepted games is not recorded yet.
 type acceptedGame struct {
-	who     string // lowercase id
-	rematch bool
-	seq     int // the order of acceptance
+	who      string // lowercase id
+	rematch  bool
+	seq      int  // the order of acceptance
+	recorded bool // in the store
 }
 
-// rematchStreak counts who's rematches in a row: the accepted rematches
-// since the latest fresh game accepted from who and not recorded yet, or,
-// with none such, those plus the store's count. Call with s.mu held.
+// rematchStreak counts who's rematches in a row in the order they were
+// accepted: the rematches kept in s.rematches since the latest fresh game
+// kept there, or, with none such, the rematches not recorded yet plus the
+// store's count (the recorded ones are in it). The recorded games are kept
+// while an earlier one is not recorded: a fresh game recorded after the
+// rematches that followed it would end the store's run. Call with s.mu
+// held.
 func (s *Service) rematchStreak(who string) int {
 	n, fresh := 0, -1
 	for _, a := range s.rematches {
@@ -48,7 +54,7 @@ func (s *Service) rematchStreak(who string) int {
 		}
 	}
 	for _, a := range s.rematches {
-		if a.who == who && a.rematch && a.seq > fresh {
+		if a.who == who && a.rematch && a.seq > fresh && (fresh >= 0 || !a.recorded) {
 			n++
 		}
 	}
@@ -59,7 +65,8 @@ func (s *Service) rematchStreak(who string) int {
 }
 
 // rememberGame records a finished game, flagged store.FlagRematch when it
-// was accepted as a rematch, and stops counting it as a game under way.
+// was accepted as a rematch, and forgets the player's accepted games once
+// all of them are recorded (the store then has them in order).
 func (s *Service) rememberGame(g store.Game) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -67,15 +74,43 @@ func (s *Service) rememberGame(g store.Game) {
 		if a.rematch {
 			g.Flags = append(g.Flags, store.FlagRematch)
 		}
-		delete(s.rematches, g.ID)
+		a.recorded = true
+		s.rematches[g.ID] = a
+		s.forgetRecorded(a.who)
 	}
 	s.mem.AddGame(g) // under s.mu: limitRematches never sees the game twice or not at all
 }
 
-// forgetRematch stops counting game id as a game under way (a game that
-// ends without a record).
+// forgetRecorded drops who's accepted games when all of them are recorded.
+// Call with s.mu held.
+func (s *Service) forgetRecorded(who string) {
+	for _, a := range s.rematches {
+		if a.who == who && !a.recorded {
+			return
+		}
+	}
+	for id, a := range s.rematches {
+		if a.who == who {
+			delete(s.rematches, id)
+		}
+	}
+}
+
+// forgetRematch stops counting game id (a game that ends without a
+// record).
 func (s *Service) forgetRematch(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropAccepted(id)
+}
+
+// dropAccepted forgets accepted game id, which will have no record. Call
+// with s.mu held.
+func (s *Service) dropAccepted(id string) {
+	a, ok := s.rematches[id]
+	if !ok {
+		return
+	}
 	delete(s.rematches, id)
+	s.forgetRecorded(a.who)
 }

@@ -87,8 +87,9 @@ type Service struct {
 	pending map[string]time.Time // accepted challenges awaiting gameStart
 	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
 	wake    chan struct{}        // a game ended: look at the queue
-	// rematches are the games accepted from players (by game id) that
-	// have not been recorded yet, for the rematch cap (rematch.go).
+	// rematches are the games accepted from players (by game id) while
+	// one of that player's is not recorded yet, for the rematch cap
+	// (rematch.go).
 	rematches  map[string]acceptedGame
 	rematchSeq int
 	// opponents caches opponentTable (memory.go).
@@ -377,7 +378,7 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 			}
 		}
 		delete(s.pending, e.Challenge.ID)
-		delete(s.rematches, e.Challenge.ID) // no game to count
+		s.dropAccepted(e.Challenge.ID) // no game to count
 		s.mu.Unlock()
 	case *lichess.GameStartEvent:
 		g := e.Game
