@@ -26,13 +26,6 @@ type xboardDriver struct {
 	moves     []string
 	base, inc time.Duration // the game's clock, for level
 
-	// ignoresMoveNow: the engine has answered "?" with an error. Fairy-Max
-	// does so: it reads no input while it thinks, so "?" never stops it;
-	// it moves in its own time and then answers the "?" it finds waiting
-	// with "Error (unknown command): ?". From then on a stopped search
-	// waits for the move as long as the engine's clock allows, not just
-	// the stop grace.
-	ignoresMoveNow bool
 }
 
 // moveNowError reports whether line is an engine's error answer to our
@@ -382,10 +375,12 @@ func (d *xboardDriver) search(e *Engine, s *Search) (BestMove, error) {
 			return nil
 		}
 		stopSent = true
-		wait := e.spec.StopGrace
-		if d.ignoresMoveNow {
-			wait = max(wait, time.Until(res.GoSent.Add(budget+e.spec.StopGrace)))
-		}
+		// "?" is optional in CECP: Fairy-Max reads no input while it thinks,
+		// so "?" never stops it; it moves in its own time and then answers
+		// the "?" it finds waiting with "Error (unknown command): ?". So a
+		// stopped search waits for the move as long as the engine's clock
+		// allows, not just the stop grace, before calling the engine hung.
+		wait := max(e.spec.StopGrace, time.Until(res.GoSent.Add(budget+e.spec.StopGrace)))
 		grace = time.After(wait)
 		return send("?")
 	}
@@ -418,7 +413,6 @@ func (d *xboardDriver) search(e *Engine, s *Search) (BestMove, error) {
 			case moveNowError(line):
 				// The answer to a "?" of ours that came after the move
 				// (this search's or an earlier one's): nothing to stop.
-				d.ignoresMoveNow = true
 			case strings.HasPrefix(f[0], "Illegal") || strings.HasPrefix(f[0], "Error"):
 				return BestMove{}, fmt.Errorf("%w: the engine refused the position: %q", ErrUnsupported, truncate(line))
 			default:
