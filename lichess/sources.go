@@ -96,16 +96,13 @@ func (c TablebaseCategory) Rank() int {
 	return -1
 }
 
-// TablebaseMove is one legal move in a tablebase answer; its values are
-// those of the position after the move (the opponent to move).
-type TablebaseMove struct {
-	UCI                  string            `json:"uci"`
-	SAN                  string            `json:"san"`
+// TablebaseEntry is what the tablebase says of one position: the verdict
+// and distances for the side to move and how the game stands there.
+type TablebaseEntry struct {
 	Category             TablebaseCategory `json:"category"`
 	DTZ                  *int              `json:"dtz"`
 	PreciseDTZ           *int              `json:"precise_dtz"`
 	DTM                  *int              `json:"dtm"`
-	Zeroing              bool              `json:"zeroing"`
 	Checkmate            bool              `json:"checkmate"`
 	Stalemate            bool              `json:"stalemate"`
 	VariantWin           bool              `json:"variant_win"`
@@ -113,18 +110,19 @@ type TablebaseMove struct {
 	InsufficientMaterial bool              `json:"insufficient_material"`
 }
 
+// TablebaseMove is one legal move in a tablebase answer; its entry is that
+// of the position after the move (the opponent to move).
+type TablebaseMove struct {
+	UCI string `json:"uci"`
+	SAN string `json:"san"`
+	TablebaseEntry
+	Zeroing bool `json:"zeroing"`
+}
+
 // Tablebase is the answer of GET /{variant}?fen= on the tablebase host.
 type Tablebase struct {
-	Category             TablebaseCategory `json:"category"`
-	DTZ                  *int              `json:"dtz"`
-	PreciseDTZ           *int              `json:"precise_dtz"`
-	DTM                  *int              `json:"dtm"`
-	Checkmate            bool              `json:"checkmate"`
-	Stalemate            bool              `json:"stalemate"`
-	VariantWin           bool              `json:"variant_win"`
-	VariantLoss          bool              `json:"variant_loss"`
-	InsufficientMaterial bool              `json:"insufficient_material"`
-	Moves                []TablebaseMove   `json:"moves"`
+	TablebaseEntry
+	Moves []TablebaseMove `json:"moves"`
 }
 
 // DecodeTablebase parses a tablebase answer. It checks what a move choice

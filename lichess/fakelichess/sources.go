@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 // SourceFault changes the answers on one path.
@@ -158,29 +159,6 @@ func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// tbEntry is the tablebase's JSON for a position or a move.
-type tbEntry struct {
-	UCI                  string `json:"uci,omitempty"`
-	SAN                  string `json:"san,omitempty"`
-	Category             string `json:"category"`
-	DTZ                  *int   `json:"dtz"`
-	PreciseDTZ           *int   `json:"precise_dtz"`
-	DTM                  *int   `json:"dtm"`
-	Zeroing              *bool  `json:"zeroing,omitempty"`
-	Checkmate            bool   `json:"checkmate"`
-	Stalemate            bool   `json:"stalemate"`
-	VariantWin           bool   `json:"variant_win"`
-	VariantLoss          bool   `json:"variant_loss"`
-	InsufficientMaterial bool   `json:"insufficient_material"`
-	rank                 int
-}
-
-// tbPosition is the answer: the position's entry and its moves.
-type tbPosition struct {
-	tbEntry
-	Moves []tbEntry `json:"moves"`
-}
-
 // handleTablebase answers for king and one piece against king (and bare
 // kings); any other material is "unknown".
 func (s *Sources) handleTablebase(w http.ResponseWriter, r *http.Request) {
@@ -190,57 +168,59 @@ func (s *Sources) handleTablebase(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"error":"Invalid fen"}`))
 		return
 	}
-	e := tbPosition{tbEntry: s.probe(&pos, pos.HalfmoveClock())}
+	tb := lichess.Tablebase{TablebaseEntry: s.probe(&pos, pos.HalfmoveClock()), Moves: []lichess.TablebaseMove{}}
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
-	e.Moves = []tbEntry{}
 	for _, m := range ml.Moves[:ml.N] {
 		var child board.Position
 		pos.MakeMove(m, &child)
-		c := s.probe(&child, child.HalfmoveClock())
-		c.UCI, c.SAN = pos.UCI(m), pos.SAN(m)
-		z := child.HalfmoveClock() == 0
-		c.Zeroing = &z
-		e.Moves = append(e.Moves, c)
+		tb.Moves = append(tb.Moves, lichess.TablebaseMove{
+			UCI: pos.UCI(m), SAN: pos.SAN(m),
+			TablebaseEntry: s.probe(&child, child.HalfmoveClock()),
+			Zeroing:        child.HalfmoveClock() == 0,
+		})
 	}
-	e.Moves = sortTB(e.Moves)
-	writeJSON(w, http.StatusOK, e)
+	sortTB(tb.Moves)
+	writeJSON(w, http.StatusOK, tb)
 }
 
 // sortTB orders moves as the real tablebase does, best first for the mover:
 // moves to the opponent's loss by fastest mate, then draws, then moves to
-// its win by slowest mate.
-func sortTB(ms []tbEntry) []tbEntry {
+// its win by slowest mate, unknown last.
+func sortTB(ms []lichess.TablebaseMove) {
+	rank := func(c lichess.TablebaseCategory) int {
+		if r := c.Rank(); r >= 0 {
+			return r
+		}
+		return 5 // unknown
+	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		a, b := ms[i], ms[j]
-		if a.rank != b.rank {
-			return a.rank < b.rank
+		if ra, rb := rank(a.Category), rank(b.Category); ra != rb {
+			return ra < rb
 		}
 		if a.DTM == nil || b.DTM == nil {
 			return false
 		}
-		if a.rank <= 1 { // opponent loses: smaller |dtm| first
+		if a.Category.Rank() <= 1 { // opponent loses: smaller |dtm| first
 			return -*a.DTM < -*b.DTM
 		}
 		return *a.DTM > *b.DTM // opponent wins: longer first
 	})
-	return ms
 }
 
-// probe returns the entry of pos (without moves); rank orders the
-// categories from the side to move's point of view (0 loss ... 4 win,
-// 5 unknown).
-func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
+// probe returns the entry of pos (its moves are the caller's).
+func (s *Sources) probe(pos *board.Position, halfmove int) lichess.TablebaseEntry {
 	ip := func(n int) *int { return &n }
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
-	e := tbEntry{Checkmate: ml.N == 0 && pos.InCheck(), Stalemate: ml.N == 0 && !pos.InCheck()}
+	e := lichess.TablebaseEntry{Checkmate: ml.N == 0 && pos.InCheck(), Stalemate: ml.N == 0 && !pos.InCheck()}
 	occ := pos.ByColor(board.White) | pos.ByColor(board.Black)
 	var strong board.Color
 	var pt board.PieceType
 	switch occ.Count() {
 	case 2:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.InsufficientMaterial, e.rank = "draw", ip(0), ip(0), ip(0), true, 2
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.InsufficientMaterial = lichess.TBDraw, ip(0), ip(0), ip(0), true
 		return e
 	case 3:
 		strong = board.White
@@ -254,7 +234,7 @@ func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
 		}
 	}
 	if pt == 0 {
-		e.Category, e.rank = "unknown", 5
+		e.Category = lichess.TBUnknown
 		return e
 	}
 	sq := func(b board.Bitboard) int { return int(b.LSB()) }
@@ -262,7 +242,7 @@ func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
 	v := s.solver.table(pt).val[tbIndex(pos.SideToMove() == strong, sk, wk, x)]
 	n, win, decided := tbPlies(v)
 	if !decided {
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.rank = "draw", ip(0), ip(0), ip(0), 2
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBDraw, ip(0), ip(0), ip(0)
 		if pt == board.Bishop || pt == board.Knight {
 			e.InsufficientMaterial = true
 		}
@@ -273,13 +253,13 @@ func (s *Sources) probe(pos *board.Position, halfmove int) tbEntry {
 	cursed := n+halfmove > 100
 	switch {
 	case win && cursed:
-		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "cursed-win", 3, ip(n+100), ip(n+100), ip(n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBCursedWin, ip(n+100), ip(n+100), ip(n)
 	case win:
-		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "win", 4, ip(n), ip(n), ip(n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBWin, ip(n), ip(n), ip(n)
 	case cursed:
-		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "blessed-loss", 1, ip(-n-100), ip(-n-100), ip(-n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBBlessedLoss, ip(-n-100), ip(-n-100), ip(-n)
 	default:
-		e.Category, e.rank, e.DTZ, e.PreciseDTZ, e.DTM = "loss", 0, ip(-n), ip(-n), ip(-n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBLoss, ip(-n), ip(-n), ip(-n)
 	}
 	return e
 }
