@@ -167,56 +167,72 @@ func (m *Memory) Refusals(now time.Time) []Refusal {
 	return out
 }
 
-// GamesAgainst implements Store.
-func (m *Memory) GamesAgainst(opponent string, since time.Time) int {
-	opponent = strings.ToLower(opponent)
+// walk is what countBack does with one game.
+type walk int
+
+const (
+	walkSkip  walk = iota // pass over the game
+	walkCount             // count it and go on
+	walkStop              // end the walk before it
+)
+
+// countBack walks the games from the latest back and counts those that f
+// counts, until f stops.
+func (m *Memory) countBack(f func(g *Game) walk) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for i := len(m.games) - 1; i >= 0 && !m.games[i].Ended.Before(since); i-- {
-		if g := &m.games[i]; g.Opponent == opponent && g.Result != Aborted {
+	for i := len(m.games) - 1; i >= 0; i-- {
+		switch f(&m.games[i]) {
+		case walkCount:
 			n++
+		case walkStop:
+			return n
 		}
 	}
 	return n
+}
+
+// GamesAgainst implements Store.
+func (m *Memory) GamesAgainst(opponent string, since time.Time) int {
+	opponent = strings.ToLower(opponent)
+	return m.countBack(func(g *Game) walk {
+		switch {
+		case g.Ended.Before(since):
+			return walkStop
+		case g.Opponent == opponent && g.Result != Aborted:
+			return walkCount
+		}
+		return walkSkip
+	})
 }
 
 // StreakAgainst implements Store.
 func (m *Memory) StreakAgainst(opponent string) int {
 	opponent = strings.ToLower(opponent)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for i := len(m.games) - 1; i >= 0; i-- {
-		g := &m.games[i]
+	return m.countBack(func(g *Game) walk {
 		switch {
 		case g.Result == Aborted:
+			return walkSkip
 		case g.Opponent != opponent:
-			return n
-		default:
-			n++
+			return walkStop
 		}
-	}
-	return n
+		return walkCount
+	})
 }
 
 // RematchStreak implements Store.
 func (m *Memory) RematchStreak(opponent string) int {
 	opponent = strings.ToLower(opponent)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for i := len(m.games) - 1; i >= 0; i-- {
-		g := &m.games[i]
+	return m.countBack(func(g *Game) walk {
 		switch {
 		case g.Opponent != opponent:
+			return walkSkip
 		case !slices.Contains(g.Flags, FlagRematch):
-			return n
-		default:
-			n++
+			return walkStop
 		}
-	}
-	return n
+		return walkCount
+	})
 }
 
 // RecentGames implements Store.
