@@ -36,6 +36,9 @@ type Config struct {
 	Chat        Chat
 	Matchmaking Matchmaking
 	Sources     Sources
+	// Tournaments are joined at start and withdrawn from at shutdown
+	// (PONDEROSA_TOURNAMENTS, plus `bot --join`).
+	Tournaments []Tournament
 
 	// PGNDir is the folder for one PGN file per finished game; empty = off.
 	PGNDir string

@@ -245,6 +245,10 @@ var settings = []setting{
 	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATING_DIFF", "300", "challenge only bots within this many rating points of ours (0 = any, up to 3000)"},
 		set: func(c *Config, v string) (err error) { c.Matchmaking.MaxRatingDiff, err = parseInt(v, 0, 3000); return }},
 
+	// Tournaments.
+	{Setting: Setting{"PONDEROSA_TOURNAMENTS", "", "tournaments to join at start and withdraw from at shutdown, comma-separated: arena:ID or swiss:ID (a bare ID is an arena), each optionally :team=T (arena team battles) and :password=P last (P may hold ':' but not ','); at most 20; never logged with its passwords"}, secret: true,
+		set: func(c *Config, v string) (err error) { c.Tournaments, err = ParseTournaments(v); return }},
+
 	// Records and operations.
 	// Move sources besides the engine and the book (bot/movesource).
 	{Setting: Setting{"PONDEROSA_TABLEBASE", "false", "ask the online tablebase in positions of at most 7 pieces (6 in atomic and antichess) (true/false)"},

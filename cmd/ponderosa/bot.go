@@ -24,7 +24,7 @@ import (
 // cmdBot runs the Lichess bot service (or, with --sandbox, the whole
 // service against an in-process fake Lichess).
 func cmdBot(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("bot", "[--env FILE] [--engine CMD [--engine-protocol uci|xboard]] [--upgrade [--yes]] [--sandbox [--games N]]", env)
+	fs := newFlagSet("bot", "[--env FILE] [--engine CMD [--engine-protocol uci|xboard]] [--upgrade [--yes]] [--join ID]... [--sandbox [--games N]]", env)
 	envFile := fs.String("env", ".env", "optional file of settings (KEY=value lines); real environment variables win")
 	upgrade := fs.Bool("upgrade", false, "upgrade the token's account to a BOT account (IRREVERSIBLE) and exit")
 	yes := fs.Bool("yes", false, "with --upgrade: do not ask for confirmation")
@@ -35,6 +35,8 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	engineCmd := fs.String("engine", "", "engine behind the bot: builtin or a command line (overrides PONDEROSA_ENGINE)")
 	engineProto := fs.String("engine-protocol", "", "protocol of --engine: uci or xboard (overrides PONDEROSA_ENGINE_PROTOCOL)")
 	settings := fs.Bool("settings", false, "list every setting with its default and exit")
+	var join joinFlags
+	fs.Var(&join, "join", "join this tournament too (repeatable): arena:ID, swiss:ID or a bare ID (an arena), optionally :team=T and :password=P, as in PONDEROSA_TOURNAMENTS")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -54,6 +56,10 @@ func cmdBot(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("invalid settings:\n%w", err)
 	}
+	if join.err != nil {
+		return join.err
+	}
+	cfg.Tournaments = mergeTournaments(cfg.Tournaments, join.list)
 	log := newLogger(env.Stderr, cfg)
 	version := "ponderosa " + versionString()
 
@@ -192,4 +198,49 @@ func openStore(cfg config.Config, log *slog.Logger) (store.Store, func()) {
 			log.Warn("closing the database", "err", err)
 		}
 	}
+}
+
+// joinFlags collects the repeatable --join flag. A bad value is kept as
+// err and reported after parsing: the flag package's own message would
+// quote the value, password included.
+type joinFlags struct {
+	list []config.Tournament
+	err  error
+}
+
+func (j *joinFlags) String() string {
+	var s []string
+	for _, t := range j.list {
+		s = append(s, t.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func (j *joinFlags) Set(v string) error {
+	t, err := config.ParseTournament(v)
+	if err != nil {
+		j.err = errors.Join(j.err, fmt.Errorf("--join: %w", err))
+		return nil
+	}
+	j.list = append(j.list, t)
+	return nil
+}
+
+// mergeTournaments adds the --join tournaments to the configured ones; a
+// tournament named in both is joined once, with the flag's team and
+// password.
+func mergeTournaments(cfg []config.Tournament, flags []config.Tournament) []config.Tournament {
+	out := append([]config.Tournament(nil), cfg...)
+	for _, t := range flags {
+		replaced := false
+		for i := range out {
+			if out[i].Key() == t.Key() {
+				out[i], replaced = t, true
+			}
+		}
+		if !replaced {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -103,3 +103,25 @@ func TestBotUpgradeAgainstFake(t *testing.T) {
 		t.Errorf("wrong token: %v", err)
 	}
 }
+
+// TestJoinFlag: --join is repeatable, takes PONDEROSA_TOURNAMENTS's syntax,
+// never quotes a password in its error, and a tournament also in the
+// setting is joined once with the flag's options.
+func TestJoinFlag(t *testing.T) {
+	var j joinFlags
+	for _, v := range []string{"abc123", "swiss:Sw1:password=p:w", "arena:xyz:team=t1"} {
+		if err := j.Set(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Set("arena:bad-id:password=hunter22"); err != nil || j.err == nil || strings.Contains(j.err.Error(), "hunter22") {
+		t.Fatalf("bad --join: %v", j.err)
+	}
+	if len(j.list) != 3 || j.list[0] != (config.Tournament{Kind: config.Arena, ID: "abc123"}) || j.list[1].Password != "p:w" {
+		t.Fatalf("--join list = %+v", j.list)
+	}
+	got := mergeTournaments([]config.Tournament{{Kind: config.Arena, ID: "xyz"}, {Kind: config.Swiss, ID: "q"}}, j.list)
+	if len(got) != 4 || got[0].Team != "t1" || got[1].ID != "q" || got[2].ID != "abc123" || got[3].Kind != config.Swiss {
+		t.Fatalf("merged = %+v", got)
+	}
+}
