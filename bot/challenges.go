@@ -53,6 +53,9 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 	d = s.limitRematches(c, d)
 	d = s.capOpponent(c, d)
 	d = s.fairSlots(c, d)
+	if d.Verdict != Decline {
+		s.noteTaken(c.ID, c.Challenger.ID, c.Challenger.IsBot())
+	}
 	if d.Verdict == Queue {
 		s.queue = append(s.queue, *c)
 	}

@@ -337,3 +337,110 @@ func TestCorrespondenceDays(t *testing.T) {
 		}
 	}
 }
+
+// TestCapsCountOngoingGames: the per-opponent caps count the games still
+// being played against the challenger, not only the finished ones, so two
+// challenges from one opponent at once cannot pass a cap of one.
+func TestCapsCountOngoingGames(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"per day", map[string]string{"PONDEROSA_MAX_GAMES_PER_OPPONENT": "1"}},
+		{"in a row", map[string]string{"PONDEROSA_MAX_GAMES_IN_A_ROW": "1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.env["PONDEROSA_MAX_GAMES"] = "3"
+			h := setup(t, fakelichess.Options{}, tc.env)
+			h.start()
+			hold := fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))
+			challenge := func(name string) string {
+				id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 3 * time.Minute, Color: "white",
+					Challenger: fakelichess.Player{Name: name}, Opponent: hold})
+				h.waitFor(name+" answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+				return id
+			}
+			first := challenge("Alice")
+			if status, reason := h.challengeStatus(first); status != "accepted" {
+				t.Fatalf("Alice's first: %s %q", status, reason)
+			}
+			h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(first); return ok })
+			second := challenge("Alice")
+			if status, reason := h.challengeStatus(second); status != "declined" || reason != ReasonLater {
+				t.Errorf("Alice's second while her first is played: %s %q, want declined later", status, reason)
+			}
+			if status, _ := h.challengeStatus(challenge("Bob")); status != "accepted" {
+				t.Errorf("Bob meanwhile: %s, want accepted", status)
+			}
+			for _, g := range h.srv.Games() {
+				if !g.Over() {
+					h.srv.OpponentResign(g.ID)
+					h.waitOver(g.ID, 10*time.Second)
+				}
+			}
+		})
+	}
+}
+
+// TestBotSlotsCountResumedGames: a game against a bot that was running
+// when the service started (it arrives with gameStart on connect) takes a
+// PONDEROSA_MAX_BOT_GAMES slot like one accepted in this run.
+func TestBotSlotsCountResumedGames(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES": "3", "PONDEROSA_MAX_BOT_GAMES": "1",
+		"PONDEROSA_SHUTDOWN": "leave"})
+	h.start()
+	hold := fakelichess.Slow(time.Hour, fakelichess.RandomMover(1))
+	challenge := func(name string) (string, string, string) {
+		p := fakelichess.Player{Name: name}
+		if strings.HasPrefix(name, "Bot") {
+			p.Title = "BOT"
+		}
+		id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 3 * time.Minute, Color: "white",
+			Challenger: p, Opponent: hold})
+		h.waitFor(name+" answered", 10*time.Second, func() bool { s, _ := h.challengeStatus(id); return s != "created" })
+		status, reason := h.challengeStatus(id)
+		return id, status, reason
+	}
+	id, status, _ := challenge("BotA")
+	if status != "accepted" {
+		t.Fatalf("BotA: %s", status)
+	}
+	h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(id); return ok })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	h.client = newTestClient(h.srv, h.cfg)
+	t.Cleanup(h.client.Close)
+	h.start()
+	// The service knows the opponent is a bot once the game's stream has
+	// told it (gameStart has no title), when the game shows as live.
+	live := func() bool {
+		for _, g := range h.svc.Snapshot().Live {
+			if g.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !live(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("game %s not resumed\nlogs:\n%s", id, h.logs.String())
+		}
+	}
+	if _, status, reason := challenge("BotB"); status != "declined" || reason != ReasonLater {
+		t.Errorf("BotB while a resumed bot game is played: %s %q, want declined later", status, reason)
+	}
+	human, status, _ := challenge("Hugo")
+	if status != "accepted" {
+		t.Errorf("a human meanwhile: %s, want accepted", status)
+	}
+	for _, g := range []string{id, human} {
+		h.waitFor("game started", 10*time.Second, func() bool { _, ok := h.srv.Game(g); return ok })
+		h.srv.OpponentResign(g)
+		h.waitOver(g, 10*time.Second)
+	}
+}

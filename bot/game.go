@@ -182,6 +182,13 @@ func (r *gameRunner) setup(f *lichess.GameFull) error {
 		r.search.judge = judge{cfg: r.svc.cfg.Game}
 		color := r.us.String()
 		r.log = r.log.With("opponent", r.opponent)
+		them := f.Black
+		if r.us == board.Black {
+			them = f.White
+		}
+		r.svc.mu.Lock()
+		r.svc.noteTaken(r.id, them.ID, them.Title == "BOT")
+		r.svc.mu.Unlock()
 		r.svc.stats.gameStarted(LiveGame{ID: r.id, Opponent: r.opponent, Color: color,
 			Speed: string(f.Speed), Variant: string(f.Variant.Key), Started: r.began})
 		r.log.Info("game start", "color", color, "speed", f.Speed, "variant", f.Variant.Key,

@@ -78,7 +78,8 @@ func (s *Service) rememberGame(g store.Game) {
 		s.rematches[g.ID] = a
 		s.forgetRecorded(a.who)
 	}
-	s.mem.AddGame(g) // under s.mu: limitRematches never sees the game twice or not at all
+	delete(s.taken, g.ID)
+	s.mem.AddGame(g) // under s.mu: limitRematches and capOpponent never see the game twice or not at all
 }
 
 // forgetRecorded drops who's accepted games when all of them are recorded.

@@ -101,9 +101,10 @@ type Service struct {
 	// lists are the allow and block lists from URLs (userlists.go); nil
 	// when none is configured.
 	lists *userLists
-	// botGames are the challenges from bots taken (accepted or queued),
-	// by id, for PONDEROSA_MAX_BOT_GAMES (fairslots.go).
-	botGames map[string]bool
+	// taken are the opponents of the games running, accepted or queued,
+	// by id, for PONDEROSA_MAX_BOT_GAMES and the per-opponent caps
+	// (fairslots.go). A game's entry goes when its record is stored.
+	taken map[string]takenGame
 
 	mm matchmaker // used by the event loop only
 }

@@ -127,12 +127,13 @@ type Policy struct {
 	// list. They add to Allow and Block.
 	AllowURLs, BlockURLs []string
 	ListRefresh          time.Duration
-	// MaxPerOpponentDay and MaxInARow cap the finished games against one
-	// opponent in the last 24 hours and in a row (0 = no cap); challenges
-	// past a cap are declined with "later".
+	// MaxPerOpponentDay and MaxInARow cap the games against one opponent
+	// in the last 24 hours and in a row, finished or being played (0 = no
+	// cap); challenges past a cap are declined with "later".
 	MaxPerOpponentDay, MaxInARow int
 	// MaxBotGames, if positive, is how many of the MaxGames slots bots may
-	// take at once; the others are kept for humans.
+	// take at once (games resumed at start and matchmaking's count); the
+	// others are kept for humans.
 	MaxBotGames int
 	// RatingBounds maps a speed to the challenger ratings accepted in it
 	// (inclusive; 0 = unbounded on that side).

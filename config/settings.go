@@ -156,11 +156,11 @@ var settings = []setting{
 			c.Policy.ListRefresh, err = parseDuration(v, 100*time.Millisecond, 24*time.Hour)
 			return
 		}},
-	{Setting: Setting{"PONDEROSA_MAX_GAMES_PER_OPPONENT", "0", "finished games against one opponent in the last 24 hours after which its challenges are declined with \"later\" (0 = no cap, up to 1000); counted from the data directory, so restarts keep the count"},
+	{Setting: Setting{"PONDEROSA_MAX_GAMES_PER_OPPONENT", "0", "games against one opponent in the last 24 hours, the ones being played included, after which its challenges are declined with \"later\" (0 = no cap, up to 1000); finished games are counted from the data directory, so restarts keep the count"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxPerOpponentDay, err = parseInt(v, 0, 1000); return }},
-	{Setting: Setting{"PONDEROSA_MAX_GAMES_IN_A_ROW", "0", "games in a row against one opponent after which its challenges are declined with \"later\" until someone else has played (0 = no cap, up to 1000)"},
+	{Setting: Setting{"PONDEROSA_MAX_GAMES_IN_A_ROW", "0", "games in a row against one opponent, the ones being played included, after which its challenges are declined with \"later\" until someone else has played (0 = no cap, up to 1000)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxInARow, err = parseInt(v, 0, 1000); return }},
-	{Setting: Setting{"PONDEROSA_MAX_BOT_GAMES", "0", "games against bots at once; the other PONDEROSA_MAX_GAMES slots are kept for humans and bots beyond it get \"later\" (0 = no reservation, up to 64)"},
+	{Setting: Setting{"PONDEROSA_MAX_BOT_GAMES", "0", "games against bots at once, resumed and matchmaking games included; the other PONDEROSA_MAX_GAMES slots are kept for humans and bots beyond it get \"later\" (0 = no reservation, up to 64)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxBotGames, err = parseInt(v, 0, 64); return }},
 	{Setting: Setting{"PONDEROSA_RATING_BOUNDS", "", "challenger ratings accepted per speed, comma-separated speed:min-max (either side may be empty), e.g. blitz:1500-2600,bullet:1800-; others declined with \"generic\""},
 		set: func(c *Config, v string) (err error) { c.Policy.RatingBounds, err = parseRatingBounds(v); return }},
