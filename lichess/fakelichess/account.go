@@ -4,10 +4,13 @@ package fakelichess
 // token tests, online bots and the games in progress.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,26 +103,51 @@ func (s *Server) handleOnline(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// handlePlaying lists the games in progress as lila does: the games where
+// the bot is to move first, the most urgent (least time left) first, then
+// the others; nb is 9 by default and at most 50.
 func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 	nb := 9
 	if v := r.URL.Query().Get("nb"); v != "" {
 		_, _ = fmt.Sscan(v, &nb)
 	}
+	nb = min(max(nb, 1), 50)
+	type entry struct {
+		info   map[string]any
+		myTurn bool
+		left   int
+	}
 	s.mu.Lock()
-	list, myTurn := []any{}, 0
+	var all []entry
+	myTurn := 0
 	for _, id := range s.order {
 		g := s.games[id]
 		if g.status != statusStarted {
 			continue
 		}
 		info := g.eventInfo(s, false)
-		if info["isMyTurn"] == true {
+		e := entry{info: info, myTurn: info["isMyTurn"] == true, left: math.MaxInt}
+		if sl, ok := info["secondsLeft"].(int); ok {
+			e.left = sl
+		}
+		if e.myTurn {
 			myTurn++
 		}
-		if len(list) < nb {
-			list = append(list, info)
-		}
+		all = append(all, e)
 	}
 	s.mu.Unlock()
+	slices.SortStableFunc(all, func(a, b entry) int {
+		if a.myTurn != b.myTurn {
+			if a.myTurn {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.left, b.left)
+	})
+	list := []any{}
+	for _, e := range all[:min(nb, len(all))] {
+		list = append(list, e.info)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"nowPlaying": list, "nbMyTurn": myTurn})
 }

@@ -45,6 +45,13 @@ type GameInfo struct {
 	Finished  time.Time
 	BotOffers int  // draw offers made by the bot
 	Anonymous bool // the opponent was not logged in
+	// Days is the days per move of a correspondence game (0 otherwise);
+	// WTime and BTime are then its clocks in game time.
+	Days int
+	// BotLeastLeft is, in a correspondence game, the least game time the
+	// bot's clock showed when it moved (how close it came to its
+	// deadline); -1 before its first move or in other games.
+	BotLeastLeft time.Duration
 }
 
 // Over reports whether the game has ended.
@@ -64,6 +71,8 @@ type game struct {
 	initial     time.Duration
 	inc         time.Duration
 	days        int
+	daySpeed    float64 // correspondence: game time per real time (24h / Options.DayLength)
+	botLeast    time.Duration
 	anonymous   bool // the opponent is not logged in
 	createdAt   time.Time
 	g           *board.Game
@@ -120,14 +129,37 @@ func (g *game) remaining(c board.Color, now time.Time) time.Duration {
 	return max(t, 0)
 }
 
-// corresLeft is c's correspondence clock: the days per turn, counting down
-// while c is to move (lila gives the full days back after each move).
+// corresLeft is c's correspondence clock in game time: the days per turn,
+// counting down while c is to move (lila gives the full days back after
+// each move); once the game is over, what it was at the end.
 func (g *game) corresLeft(c board.Color, now time.Time) time.Duration {
+	if g.status != statusStarted {
+		return g.times[c]
+	}
 	full := time.Duration(g.days) * 24 * time.Hour
-	if g.status == statusStarted && g.sideToMove() == c {
-		full -= now.Sub(g.turnStart)
+	if g.sideToMove() == c {
+		full -= g.gameTime(now.Sub(g.turnStart))
 	}
 	return max(full, 0)
+}
+
+// gameTime converts a real duration into correspondence game time.
+func (g *game) gameTime(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * g.daySpeed)
+}
+
+// realTime converts correspondence game time into a real duration.
+func (g *game) realTime(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / g.daySpeed)
+}
+
+// clockLeft is what the side to move c has left now: its clock, or its
+// correspondence clock in game time.
+func (g *game) clockLeft(c board.Color, now time.Time) time.Duration {
+	if g.days > 0 {
+		return g.corresLeft(c, now)
+	}
+	return g.remaining(c, now)
 }
 
 func (g *game) speed() string {
@@ -163,6 +195,10 @@ func (g *game) info() GameInfo {
 		WTime: g.remaining(board.White, now), BTime: g.remaining(board.Black, now),
 		Anonymous: g.anonymous,
 		Started:   g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
+		Days: g.days, BotLeastLeft: g.botLeast,
+	}
+	if g.days > 0 {
+		gi.WTime, gi.BTime = g.corresLeft(board.White, now), g.corresLeft(board.Black, now)
 	}
 	for _, c := range g.chat {
 		if c.user == "" {
@@ -227,6 +263,10 @@ func (s *Server) newGame(id string, botColor board.Color, opp Player, spec Chall
 		initial: spec.ClockLimit, inc: spec.ClockIncrement, days: spec.Days, anonymous: spec.Anonymous, createdAt: now,
 		g: board.NewGame(start), chess960: chess960, status: statusStarted,
 		turnStart: now, lastMoveAt: now, opponent: spec.Opponent,
+		daySpeed: float64(24*time.Hour) / float64(s.opts.DayLength), botLeast: -1,
+	}
+	if g.hasClock {
+		g.days = 0
 	}
 	if g.opponent == nil {
 		g.opponent = s.opts.Opponent
@@ -253,7 +293,10 @@ func (s *Server) afterChange(g *game) {
 	}
 	gen := g.gen
 	stm := g.sideToMove()
-	if len(g.moves) < 2 {
+	switch {
+	case g.hasClock && len(g.moves) < 2:
+		// Only games with a clock expire before the first moves (lila's
+		// Game.expirable); correspondence games wait on their days.
 		wait := s.opts.FirstMoveTimeout - time.Since(g.lastMoveAt)
 		g.abort = s.after(max(wait, 0), func() {
 			s.mu.Lock()
@@ -262,8 +305,10 @@ func (s *Server) afterChange(g *game) {
 				s.finish(g, statusAborted, "")
 			}
 		})
-	} else if g.hasClock {
+	case g.hasClock:
 		g.flag = s.after(g.remaining(stm, time.Now()), func() { s.checkFlag(g, gen) })
+	case g.days > 0:
+		g.flag = s.after(g.realTime(g.corresLeft(stm, time.Now())), func() { s.checkFlag(g, gen) })
 	}
 	if stm != g.botColor && !g.gone {
 		g.oppMove = s.after(s.opts.OpponentDelay, func() { s.opponentMove(g, gen) })
@@ -277,13 +322,25 @@ func (s *Server) checkFlag(g *game, gen int) {
 		return
 	}
 	stm := g.sideToMove()
-	if left := g.remaining(stm, time.Now()); left > 0 {
+	if left := g.clockLeft(stm, time.Now()); left > 0 {
+		if g.days > 0 {
+			left = max(g.realTime(left), time.Millisecond)
+		}
 		g.flag = s.after(left, func() { s.checkFlag(g, gen) })
 		return
 	}
-	g.times[stm] = 0
+	s.outOfTime(g, stm)
+}
+
+// outOfTime ends the game: c's time is up. The other side wins unless it
+// cannot mate. Call with s.mu held.
+func (s *Server) outOfTime(g *game, c board.Color) {
+	g.times[c] = 0
 	g.turnStart = time.Now()
-	winner := stm.Other()
+	if g.days > 0 {
+		g.times[c.Other()] = time.Duration(g.days) * 24 * time.Hour
+	}
+	winner := c.Other()
 	pos := g.g.Position()
 	if !canMate(&pos, winner) {
 		s.finish(g, statusOutOfTime, "")
@@ -363,6 +420,17 @@ func (s *Server) play(g *game, m board.Move, color board.Color) {
 	now := time.Now()
 	pos := g.g.Position()
 	uci := s.wireUCI(g, pos, m)
+	if g.days > 0 {
+		// lila checks the correspondence clock on any move attempt.
+		left := g.corresLeft(color, now)
+		if left <= 0 {
+			s.outOfTime(g, color)
+			return
+		}
+		if color == g.botColor && (g.botLeast < 0 || left < g.botLeast) {
+			g.botLeast = left
+		}
+	}
 	if g.clockRunning() {
 		left := g.times[color] - now.Sub(g.turnStart)
 		if left <= 0 {
@@ -405,6 +473,9 @@ func (s *Server) finish(g *game, status, winner string) {
 	if g.clockRunning() {
 		stm := g.sideToMove()
 		g.times[stm] = g.remaining(stm, now)
+	}
+	if g.days > 0 && status != statusOutOfTime {
+		g.times[board.White], g.times[board.Black] = g.corresLeft(board.White, now), g.corresLeft(board.Black, now)
 	}
 	g.status, g.winner, g.finished = status, winner, now
 	g.draw, g.takeback = [2]bool{}, [2]bool{}

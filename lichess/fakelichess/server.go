@@ -8,7 +8,11 @@
 // opponent's quota (LimitOpponent: 400 with one), form errors as objects of
 // field errors, one stream per game (a second closes the first),
 // challengeDeclined sent to the declining side too, anonymous challengers
-// ("challenger": null) and correspondence clocks that count down. Faults
+// ("challenger": null), and correspondence games as bot-api.md §13 has
+// them: clocks that count down in days per move (a day can be shortened
+// for tests, Options.DayLength), a loss on time at 0, no first-move abort,
+// nothing on the event stream when the opponent moves, and
+// account/playing listing the games to move first. Faults
 // can be injected: dropped or silent streams, error statuses (5xx, 429 with
 // or without Retry-After, 401, redirects) on chosen paths, and latency.
 // Every request is recorded for assertions.
@@ -124,6 +128,13 @@ type Options struct {
 	// instead of sleeping (default time.Now). Game clocks and timers run
 	// on real time.
 	Now func() time.Time
+	// DayLength is how long a day of a correspondence game lasts in real
+	// time (default 24 h): tests shrink it so that days per move pass in
+	// seconds. The correspondence clocks still read in game time (a full
+	// day is 86 400 000 ms in gameState, 86 400 in secondsLeft), running
+	// 24h/DayLength times faster than real time, and a side whose clock
+	// reaches 0 loses on time.
+	DayLength time.Duration
 }
 
 // Request is one recorded request.
@@ -204,6 +215,7 @@ func New(opts Options) *Server {
 	def(&opts.OpponentDelay, 20*time.Millisecond)
 	def(&opts.AnswerDelay, 50*time.Millisecond)
 	def(&opts.BotGameQuotaWindow, 24*time.Hour)
+	def(&opts.DayLength, 24*time.Hour)
 	if opts.Seed == 0 {
 		opts.Seed = rand.Uint64()
 	}

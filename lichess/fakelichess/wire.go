@@ -73,7 +73,7 @@ func (g *game) stateJSON(s *Server, now time.Time) map[string]any {
 	if g.takeback[board.Black] {
 		m["btakeback"] = true
 	}
-	if g.status == statusStarted && len(g.moves) < 2 {
+	if g.status == statusStarted && len(g.moves) < 2 && g.hasClock { // only a clock's game expires
 		m["expiration"] = map[string]int64{"idleMillis": ms(now.Sub(g.lastMoveAt)), "millisToMove": ms(s.opts.FirstMoveTimeout)}
 	}
 	return m
