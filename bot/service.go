@@ -196,11 +196,7 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
 		opts := movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
-			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log,
-			Tablebase: src.Tablebase, TablebaseURL: src.TablebaseURL,
-			Cloud: src.Cloud, CloudURL: src.CloudURL, CloudMinDepth: src.CloudMinDepth,
-			Explorer: src.Explorer, ExplorerURL: src.ExplorerURL, ExplorerDB: src.ExplorerDB,
-			ExplorerMinGames: src.ExplorerMinGames, ExplorerMaxPly: src.ExplorerMaxPly, ExplorerByScore: src.ExplorerByScore}
+			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log, Sources: src}
 		if s.sourceOptions != nil {
 			s.sourceOptions(&opts)
 		}

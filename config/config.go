@@ -327,7 +327,7 @@ type Sources struct {
 	Explorer         bool
 	ExplorerURL      string
 	ExplorerDB       string // masters or lichess
-	ExplorerByScore  bool
+	ExplorerByScore  bool   // the best score among moves with ExplorerMinGames games, not the most played
 	ExplorerMinGames int64
 	ExplorerMaxPly   int
 }

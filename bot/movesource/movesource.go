@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
@@ -67,19 +68,9 @@ type Options struct {
 	UserAgent  string
 	Logger     *slog.Logger
 
-	Tablebase    bool
-	TablebaseURL string
-
-	Cloud         bool
-	CloudURL      string
-	CloudMinDepth int
-
-	Explorer         bool
-	ExplorerURL      string
-	ExplorerDB       string // masters or lichess
-	ExplorerMinGames int64
-	ExplorerMaxPly   int
-	ExplorerByScore  bool // the best score among moves with MinGames games, not the most played
+	// Sources says which sources are on, where they are and how they
+	// choose (PONDEROSA_TABLEBASE ... PONDEROSA_EXPLORER_MAX_PLY).
+	config.Sources
 
 	// Fraction of the clock left a lookup may take (default 1/40), at most
 	// MaxTimeout (default 2 s); below MinClock (default 10 s) no lookup is

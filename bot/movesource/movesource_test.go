@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
@@ -28,7 +29,7 @@ func query(t *testing.T, fen string, remaining time.Duration) Query {
 func TestTablebaseMatesKRvK(t *testing.T) {
 	src := fakelichess.NewSources()
 	defer src.Close()
-	set := New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Tablebase: true, TablebaseURL: src.URL(), MaxTimeout: 20 * time.Second})
+	set := New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Sources: config.Sources{Tablebase: true, TablebaseURL: src.URL()}, MaxTimeout: 20 * time.Second})
 	defer set.Close()
 	g := board.NewGame(query(t, "8/8/8/3k4/8/8/8/R3K3 w - - 0 1", time.Hour).Pos)
 	ctx := context.Background()
@@ -79,7 +80,7 @@ func TestTablebaseMatesKRvK(t *testing.T) {
 func TestSlowAndBrokenSources(t *testing.T) {
 	src := fakelichess.NewSources()
 	defer src.Close()
-	set := New(Options{Tablebase: true, TablebaseURL: src.URL(), MaxTimeout: 200 * time.Millisecond, BreakAfter: 3, BreakFor: time.Hour})
+	set := New(Options{Sources: config.Sources{Tablebase: true, TablebaseURL: src.URL()}, MaxTimeout: 200 * time.Millisecond, BreakAfter: 3, BreakFor: time.Hour})
 	defer set.Close()
 	q := query(t, "8/8/8/3k4/8/8/8/R3K3 w - - 0 1", 60*time.Second)
 	if d := set.Timeout(60 * time.Second); d != 200*time.Millisecond {
@@ -134,7 +135,7 @@ func TestCloudAndExplorer(t *testing.T) {
 	src.SetExplorer("masters", start.Pos.FEN(), explorerJSON)
 	ctx := context.Background()
 	cloudOnly := func(depth int) *Set {
-		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Cloud: true, CloudURL: src.URL(), CloudMinDepth: depth})
+		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Sources: config.Sources{Cloud: true, CloudURL: src.URL(), CloudMinDepth: depth}})
 	}
 	set := cloudOnly(20)
 	defer set.Close()
@@ -151,8 +152,8 @@ func TestCloudAndExplorer(t *testing.T) {
 		t.Fatal("404 gave a move")
 	}
 	explore := func(byScore bool, minGames int64) *Set {
-		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Explorer: true, ExplorerURL: src.URL(),
-			ExplorerDB: "masters", ExplorerMinGames: minGames, ExplorerMaxPly: 10, ExplorerByScore: byScore})
+		return New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Sources: config.Sources{Explorer: true, ExplorerURL: src.URL(),
+			ExplorerDB: "masters", ExplorerMinGames: minGames, ExplorerMaxPly: 10, ExplorerByScore: byScore}})
 	}
 	for _, c := range []struct {
 		byScore  bool
