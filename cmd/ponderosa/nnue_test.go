@@ -30,6 +30,25 @@ func TestDatagenTrainBench(t *testing.T) {
 	if _, err := nnue.Load(netPath); err != nil {
 		t.Fatal(err)
 	}
+	n, err := nnue.Load(netPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, "", "nnuecheck", "--data", data, "--evalfile", netPath, "--every", "1", "--depth", "1")
+	if err != nil {
+		t.Fatalf("nnuecheck: %v\n%s", err, out)
+	}
+	for _, want := range []string{"\nhce ", "\n" + n.ID() + " N=16 ", "\nhce depth 1 ", "\n" + n.ID() + " N=16 depth 1 ", " MAE ", " sign "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("nnuecheck printed no %q:\n%s", want, out)
+		}
+	}
+	if _, _, err := runCmd(t, "", "nnuecheck", "--data", data, "--evalfile", data); err == nil {
+		t.Error("nnuecheck with a data file as network succeeded")
+	}
+	if _, _, err := runCmd(t, "", "nnuecheck", "--data", data, "--every", "0"); err == nil {
+		t.Error("nnuecheck --every 0 succeeded")
+	}
 	out, _, err = runCmd(t, "", "bench", "--depth", "3", "--evalfile", netPath)
 	if err != nil || !strings.Contains(out, " nodes ") {
 		t.Fatalf("bench --evalfile: %v\n%s", err, out)

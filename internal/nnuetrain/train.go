@@ -80,6 +80,7 @@ type sample struct {
 	feats  [2][32]uint16
 	n      uint8
 	target float32
+	score  int16 // search score, side to move's view (for the validation MAE)
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
@@ -100,17 +101,33 @@ func makeSample(r *nnuedata.Record, lambda, scale float64, s *sample) {
 		score, result = -score, 1-result
 	}
 	s.target = float32(lambda*result + (1-lambda)*sigmoid(score/scale))
+	s.score = int16(score)
 }
 
 // mirrorSample mirrors s left to right: the same position with files
-// a↔h swapped, which has the same value (the records keep no castling
-// rights).
+// a↔h swapped, which has the same value when no side can castle (see
+// mayCastle).
 func mirrorSample(s *sample) {
 	for side := range s.feats {
 		for i := range s.feats[side][:s.n] {
 			s.feats[side][i] ^= 7
 		}
 	}
+}
+
+// mayCastle reports whether r may be a position in which a side can
+// still castle: a king on its starting square (e1, e8) with a rook of its
+// colour on a corner of its first rank. The records keep no castling
+// rights, so this is the cautious answer. Such a position has no mirror
+// image of the same value — castling rights are not symmetric under a↔h
+// (the mirrored king on d1 can castle to neither side) — so the trainer
+// does not mirror it.
+func mayCastle(r *nnuedata.Record) bool {
+	var grid [64]board.Piece
+	r.Each(func(sq board.Square, pc board.Piece) { grid[sq] = pc })
+	wr, br := board.MakePiece(board.White, board.Rook), board.MakePiece(board.Black, board.Rook)
+	return (grid[board.E1] == board.MakePiece(board.White, board.King) && (grid[board.A1] == wr || grid[board.H1] == wr)) ||
+		(grid[board.E8] == board.MakePiece(board.Black, board.King) && (grid[board.A8] == br || grid[board.H8] == br))
 }
 
 // Model is the float network with Adam's moments.
@@ -155,7 +172,11 @@ type grads struct {
 	g    [4][]float32
 	acc  [2][]float32
 	loss float64
-	n    int
+	// Without learn: Σ |y·scale − score| in centipawns over all samples
+	// and over those with |score| ≤ BalancedScore (nBal of them).
+	mae, maeBal float64
+	nBal        int
+	n           int
 }
 
 func newGrads(h int) *grads {
@@ -169,7 +190,7 @@ func (g *grads) reset() {
 	for _, s := range g.g {
 		clear(s)
 	}
-	g.loss, g.n = 0, 0
+	g.loss, g.mae, g.maeBal, g.nBal, g.n = 0, 0, 0, 0, 0
 }
 
 // forward computes the accumulators of s into g.acc and returns the
@@ -202,6 +223,12 @@ func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
 	g.loss += float64(d * d)
 	g.n++
 	if !learn {
+		d := math.Abs(max(-ScoreCap, min(ScoreCap, float64(y)*float64(f.Scale))) - float64(s.score))
+		g.mae += d
+		if s.score >= -BalancedScore && s.score <= BalancedScore {
+			g.maeBal += d
+			g.nBal++
+		}
 		return
 	}
 	gy := 2 * d * p * (1 - p)
@@ -267,6 +294,20 @@ func run(f *nnue.FloatNet, samples []sample, gs []*grads, learn bool) float64 {
 	return loss
 }
 
+// validate fills st's validation loss and MAEs.
+func validate(f *nnue.FloatNet, val []sample, gs []*grads, st *EpochStats) {
+	st.Val = run(f, val, gs, false) / float64(len(val))
+	var mae, maeBal float64
+	nBal := 0
+	for _, g := range gs {
+		mae, maeBal, nBal = mae+g.mae, maeBal+g.maeBal, nBal+g.nBal
+	}
+	st.ValMAE = mae / float64(len(val))
+	if nBal > 0 {
+		st.ValMAEBalanced = maeBal / float64(nBal)
+	}
+}
+
 // adam applies one Adam step with the gradient sum g over n samples.
 func (m *Model) adam(g [4][]float32, n int, lr float64) {
 	const b1, b2, eps = 0.9, 0.999, 1e-8
@@ -295,11 +336,15 @@ func (m *Model) adam(g [4][]float32, n int, lr float64) {
 
 // EpochStats is the outcome of one epoch.
 type EpochStats struct {
-	Epoch           int
-	Train, Val      float64 // mean losses
-	Samples         int
-	Elapsed         time.Duration
-	CheckpointSaved bool
+	Epoch      int
+	Train, Val float64 // mean losses
+	// ValMAE is the float network's mean |evaluation − search score| on the
+	// validation records in centipawns, ValMAEBalanced the same over those
+	// with |score| ≤ BalancedScore (Quality's measures).
+	ValMAE, ValMAEBalanced float64
+	Samples                int
+	Elapsed                time.Duration
+	CheckpointSaved        bool
 }
 
 // Train trains a network as cfg says and returns the model and the
@@ -333,9 +378,10 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 	logf("train: %d records (%d for validation), N=%d, %d threads, batch %d, λ=%.2f\n", total, len(val), cfg.Hidden, cfg.Threads, cfg.BatchSize, cfg.Lambda)
 	var stats []EpochStats
 	if m.Epoch == 0 {
-		v := run(m.Net, val, gs, false) / float64(len(val))
-		logf("train: epoch 0 validation loss %.6f\n", v)
-		stats = append(stats, EpochStats{Epoch: 0, Val: v})
+		st := EpochStats{Epoch: 0}
+		validate(m.Net, val, gs, &st)
+		logf("train: epoch 0 validation loss %.6f, MAE %.1f cp, |score|≤%d: %.1f cp\n", st.Val, st.ValMAE, BalancedScore, st.ValMAEBalanced)
+		stats = append(stats, st)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(m.Epoch)))
 	for m.Epoch < cfg.Epochs {
@@ -368,14 +414,14 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 		}
 		m.Epoch = epoch
 		st := EpochStats{Epoch: epoch, Train: trainLoss / float64(max(n, 1)), Samples: n, Elapsed: time.Since(start)}
-		st.Val = run(m.Net, val, gs, false) / float64(len(val))
+		validate(m.Net, val, gs, &st)
 		if err := save(cfg, m); err != nil {
 			return m, stats, err
 		}
 		st.CheckpointSaved = cfg.Checkpoint != "" || cfg.Out != ""
 		stats = append(stats, st)
-		logf("train: epoch %d: train loss %.6f, validation loss %.6f, %d positions in %s (%.0f pos/s), lr %g\n",
-			epoch, st.Train, st.Val, n, st.Elapsed.Round(time.Second), float64(n)/st.Elapsed.Seconds(), lr)
+		logf("train: epoch %d: train loss %.6f, validation loss %.6f, MAE %.1f cp, |score|≤%d: %.1f cp, %d positions in %s (%.0f pos/s), lr %g\n",
+			epoch, st.Train, st.Val, st.ValMAE, BalancedScore, st.ValMAEBalanced, n, st.Elapsed.Round(time.Second), float64(n)/st.Elapsed.Seconds(), lr)
 	}
 	return m, stats, nil
 }
@@ -510,7 +556,7 @@ func streamChunks(cfg Config, rng *rand.Rand, f func([]sample) error) error {
 			var s sample
 			makeSample(&rec, cfg.Lambda, cfg.Scale, &s)
 			chunk = append(chunk, s)
-			if cfg.Mirror {
+			if cfg.Mirror && !mayCastle(&rec) {
 				mirrorSample(&s)
 				chunk = append(chunk, s)
 			}

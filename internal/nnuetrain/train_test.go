@@ -78,6 +78,9 @@ func TestLossFalls(t *testing.T) {
 	if !(last < 0.7*first) {
 		t.Fatalf("validation loss went from %.5f to %.5f, want a fall of at least 30%%", first, last)
 	}
+	if a, b := stats[0].ValMAE, stats[len(stats)-1].ValMAE; !(b < 0.8*a) || stats[len(stats)-1].ValMAEBalanced <= 0 {
+		t.Fatalf("validation MAE went from %.1f to %.1f cp (balanced %.1f), want a fall of at least 20%%", a, b, stats[len(stats)-1].ValMAEBalanced)
+	}
 	// The exported network loads and agrees with the float model in sign
 	// on a clearly won position.
 	net, err := nnue.Load(cfg.Out)
@@ -125,5 +128,54 @@ func TestMirrorSample(t *testing.T) {
 	}
 	if sa.n != sb.n || sa.target != sb.target {
 		t.Fatalf("counts %d/%d, targets %v/%v", sa.n, sb.n, sa.target, sb.target)
+	}
+}
+
+func TestMirrorSkipsCastlingPositions(t *testing.T) {
+	// A position in which a side may still castle is not mirrored: its
+	// mirror image (king on d1, castling to neither side) is not worth the
+	// same. The others are.
+	fens := []string{
+		"4k3/8/8/8/8/8/8/4K3 w - - 0 1",                                        // held out (record 0)
+		"r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R b - - 0 5",   // both may castle
+		"r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQ1RK1 w - - 0 7", // both castled
+		"4k2r/8/8/8/8/8/8/R3K3 w - - 0 1",                                      // both may castle
+		"4k3/8/8/8/8/8/8/R2K3R w - - 0 1",                                      // white king moved, rooks on corners
+		"r3k3/8/8/8/8/8/8/3K4 b - - 0 1",                                       // black may castle
+		"1r2k1r1/8/8/8/8/8/8/3K4 b - - 0 1",                                    // black rooks off the corners
+	}
+	want := []bool{false, true, false, true, false, true, false}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.bin")
+	w, err := nnuedata.OpenAppend(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, fen := range fens {
+		pos, err := board.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := nnuedata.FromPosition(&pos, 0, nnuedata.DrawGame)
+		if got := mayCastle(&r); got != want[i] {
+			t.Errorf("mayCastle(%s) = %v, want %v", fen, got, want[i])
+		}
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Data: data, Mirror: true, ValEvery: 100}
+	cfg.defaults()
+	n := 0
+	err = streamChunks(cfg, rand.New(rand.NewPCG(1, 1)), func(c []sample) error { n += len(c); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Six training records, three of them mirrored.
+	if n != 9 {
+		t.Fatalf("%d samples, want 9 (6 records, the 3 where nobody may castle mirrored)", n)
 	}
 }
