@@ -224,7 +224,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 	if g == nil {
 		return
 	}
-	if g.status != statusStarted || len(g.moves) >= 2 {
+	if g.status != statusStarted || len(g.moves) >= 2 || g.tournament != "" { // tournament games cannot be aborted
 		writeError(w, http.StatusBadRequest, "This game can no longer be aborted")
 		return
 	}
@@ -239,7 +239,7 @@ func (s *Server) handleResign(w http.ResponseWriter, r *http.Request) {
 	if g == nil {
 		return
 	}
-	if len(g.moves) < 2 {
+	if len(g.moves) < 2 && g.tournament == "" {
 		s.finish(g, statusAborted, "") // an abortable game is aborted, as lila does
 	} else {
 		s.finish(g, statusResign, colorName(g.botColor.Other()))

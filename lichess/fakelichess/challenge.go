@@ -47,6 +47,9 @@ type ChallengeSpec struct {
 	// "challenger": null, and the game shows the player as {} (no id,
 	// no name). Challenger is then ignored.
 	Anonymous bool
+
+	// tournamentID and source mark a tournament's game (tournament.go).
+	tournamentID, source string
 }
 
 // ChallengeInfo is a snapshot of a challenge.

@@ -52,6 +52,9 @@ type GameInfo struct {
 	// bot's clock showed when it moved (how close it came to its
 	// deadline); -1 before its first move or in other games.
 	BotLeastLeft time.Duration
+	// TournamentID is the arena or Swiss tournament of the game ("" for
+	// a challenge's).
+	TournamentID string
 }
 
 // Over reports whether the game has ended.
@@ -73,7 +76,9 @@ type game struct {
 	days        int
 	daySpeed    float64 // correspondence: game time per real time (24h / Options.DayLength)
 	botLeast    time.Duration
-	anonymous   bool // the opponent is not logged in
+	anonymous   bool   // the opponent is not logged in
+	tournament  string // tournament id ("" for a challenge's game)
+	source      string // GameEventInfo.source: "friend", "arena", "swiss"
 	createdAt   time.Time
 	g           *board.Game
 	chess960    bool // king-takes-rook semantics (chess960, fromPosition)
@@ -193,8 +198,8 @@ func (g *game) info() GameInfo {
 		ID: g.id, BotColor: colorName(g.botColor), Opponent: g.opp, Variant: g.variant, Rated: g.rated,
 		Moves: append([]string(nil), g.moves...), FEN: pos.FEN(), Status: g.status, Winner: g.winner,
 		WTime: g.remaining(board.White, now), BTime: g.remaining(board.Black, now),
-		Anonymous: g.anonymous,
-		Started:   g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
+		Anonymous: g.anonymous, TournamentID: g.tournament,
+		Started: g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
 		Days: g.days, BotLeastLeft: g.botLeast,
 	}
 	if g.days > 0 {
@@ -264,9 +269,13 @@ func (s *Server) newGame(id string, botColor board.Color, opp Player, spec Chall
 		g: board.NewGame(start), chess960: chess960, status: statusStarted,
 		turnStart: now, lastMoveAt: now, opponent: spec.Opponent,
 		daySpeed: float64(24*time.Hour) / float64(s.opts.DayLength), botLeast: -1,
+		tournament: spec.tournamentID, source: spec.source,
 	}
 	if g.hasClock {
 		g.days = 0
+	}
+	if g.source == "" {
+		g.source = "friend"
 	}
 	if g.opponent == nil {
 		g.opponent = s.opts.Opponent
@@ -483,6 +492,9 @@ func (s *Server) finish(g *game, status, winner string) {
 	s.pushGame(g.id, nil)
 	s.pushEvent(map[string]any{"type": "gameFinish", "game": g.eventInfo(s, true)})
 	s.afterChange(g)
+	if g.tournament != "" {
+		s.tourneyGameOver(g)
+	}
 }
 
 // --- the opponent, driven by tests ---

@@ -17,6 +17,9 @@
 // or without Retry-After, 401, redirects) on chosen paths, and latency.
 // Every request is recorded for assertions.
 //
+// Arenas and Swiss tournaments run on an accelerated clock and pair the bot
+// with the built-in opponents (tournament.go).
+//
 // It serves tests of the lichess client and the bot, and `ponderosa bot
 // --sandbox`. It needs no *testing.T:
 //
@@ -99,6 +102,9 @@ type Options struct {
 	// accept. AnswerDelay is the wait before answering (default 50 ms).
 	AnswerChallenge func(ChallengeInfo) string
 	AnswerDelay     time.Duration
+	// Teams are the ids of the teams the bot belongs to (for arena team
+	// battles).
+	Teams []string
 	// OnlineBots is the list served by GET /api/bot/online, and the users
 	// the bot may challenge (default three bots).
 	OnlineBots []Player
@@ -191,6 +197,7 @@ type Server struct {
 	requests   []Request
 	botGames   []time.Time          // starts of bot-vs-bot games, for BotGameQuota
 	oppLimited map[string]time.Time // bot id → out of bot games until
+	tourneys   map[string]*tourney  // arenas and Swiss tournaments by id
 	changed    chan struct{}
 }
 
@@ -277,6 +284,10 @@ func (s *Server) Close() {
 	}
 	for _, c := range s.challenges {
 		s.cancelTimer(&c.answer)
+	}
+	for _, t := range s.tourneys {
+		s.cancelTimer(&t.pairT)
+		s.cancelTimer(&t.clockT)
 	}
 	for sb := range s.subs {
 		sb.kick()
@@ -453,6 +464,12 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/challenge/{id}/decline", s.handleDecline)
 	mux.HandleFunc("POST /api/challenge/{id}/cancel", s.handleCancel)
 	mux.HandleFunc("POST /api/challenge/{user}", s.handleCreateChallenge)
+	mux.HandleFunc("GET /api/tournament/{id}", s.handleArena)
+	mux.HandleFunc("POST /api/tournament/{id}/join", s.handleTourneyJoin("arena"))
+	mux.HandleFunc("POST /api/tournament/{id}/withdraw", s.handleTourneyWithdraw("arena"))
+	mux.HandleFunc("GET /api/swiss/{id}", s.handleSwiss)
+	mux.HandleFunc("POST /api/swiss/{id}/join", s.handleTourneyJoin("swiss"))
+	mux.HandleFunc("POST /api/swiss/{id}/withdraw", s.handleTourneyWithdraw("swiss"))
 	return s.middleware(mux)
 }
 

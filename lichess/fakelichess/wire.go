@@ -102,6 +102,9 @@ func (g *game) fullJSON(s *Server) map[string]any {
 		"white": g.playerJSON(s, board.White), "black": g.playerJSON(s, board.Black),
 		"initialFen": g.initialFEN, "state": state,
 	}
+	if g.tournament != "" {
+		m["tournamentId"] = g.tournament
+	}
 	if g.hasClock {
 		m["clock"] = map[string]int64{"initial": ms(g.initial), "increment": ms(g.inc)}
 	} else if g.days > 0 {
@@ -119,7 +122,7 @@ func (g *game) eventInfo(s *Server, finish bool) map[string]any {
 	}
 	m := map[string]any{
 		"fullId": g.fullID, "gameId": g.id, "id": g.id, "color": colorName(g.botColor),
-		"fen": pos.FEN(), "lastMove": last, "source": "friend",
+		"fen": pos.FEN(), "lastMove": last, "source": g.source,
 		"status":  map[string]any{"id": statusIDs[g.status], "name": g.status},
 		"variant": variantJSON(g.variant, false), "speed": g.speed(), "perf": g.perfKey(),
 		"rated": g.rated, "hasMoved": g.botMoved(),
@@ -131,6 +134,9 @@ func (g *game) eventInfo(s *Server, finish bool) map[string]any {
 		m["secondsLeft"] = int(g.remaining(g.botColor, time.Now()).Seconds())
 	} else if g.days > 0 {
 		m["secondsLeft"] = int(g.corresLeft(g.botColor, time.Now()).Seconds())
+	}
+	if g.tournament != "" {
+		m["tournamentId"] = g.tournament
 	}
 	if finish {
 		if g.winner != "" {
