@@ -4,6 +4,7 @@ package fakelichess
 // log and limit) and the JSON answer helpers.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -83,17 +84,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			s.notify()
 			s.mu.Unlock()
 		}()
-		if latency > 0 {
-			t := time.NewTimer(latency)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			case <-s.ctx.Done():
-				t.Stop()
-				return
-			}
+		if !delay(latency, r.Context(), s.ctx) {
+			return
 		}
 		if fault != nil {
 			body := fault.Body
@@ -140,4 +132,21 @@ func writeOK(w http.ResponseWriter) { writeJSON(w, http.StatusOK, map[string]boo
 // "error" value is an object of field → messages.
 func writeFormError(w http.ResponseWriter, field, msg string) {
 	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string][]string{field: {msg}}})
+}
+
+// delay waits d before an answer; false when the request or the server
+// ends first (the handler then answers nothing).
+func delay(d time.Duration, request, server context.Context) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-request.Done():
+	case <-server.Done():
+	}
+	return false
 }

@@ -110,17 +110,8 @@ func (s *Sources) wrap(h http.Handler) http.Handler {
 		s.hits[r.URL.Path]++
 		f := s.faults[r.URL.Path]
 		s.mu.Unlock()
-		if f.Delay > 0 {
-			t := time.NewTimer(f.Delay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			case <-s.ctx.Done():
-				t.Stop()
-				return
-			}
+		if !delay(f.Delay, r.Context(), s.ctx) {
+			return
 		}
 		switch {
 		case f.Status != 0:
