@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"log/slog"
 	"net/http"
 	"os"
@@ -42,19 +43,6 @@ func relayEngine(t *testing.T) string {
 		t.Fatalf("building the relay engine: %v", relayBuild.err)
 	}
 	return relayBuild.path
-}
-
-// needEngine returns the path of a Debian engine, skipping (failing in CI)
-// when it is missing.
-func needEngine(t *testing.T, path string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing in CI (.ci/run installs it): %v", path, err)
-		}
-		t.Skipf("%s not installed", path)
-	}
-	return path
 }
 
 // engineGame plays one game of the bot with the external engine in env
@@ -142,7 +130,7 @@ func TestExternalEnginesPlayGames(t *testing.T) {
 			if path == "" {
 				path = relayEngine(t)
 			} else {
-				needEngine(t, path)
+				testbin.Need(t, path)
 			}
 			env := uciEnv(path, tc.options)
 			env["PONDEROSA_ENGINE_PROTOCOL"] = tc.proto
@@ -239,7 +227,7 @@ func TestExternalEngineStartFailure(t *testing.T) {
 // PONDEROSA_LONG=1 plays 4 whole games of 1+0 (PONDEROSA_LOAD_CLOCK and
 // PONDEROSA_LOAD_INCREMENT override).
 func TestBulletWithStockfish(t *testing.T) {
-	sf := needEngine(t, "/usr/games/stockfish")
+	sf := testbin.Need(t, "/usr/games/stockfish")
 	games, clock, inc := 4, 15*time.Second, 200*time.Millisecond
 	if long() {
 		clock, inc = time.Minute, 0

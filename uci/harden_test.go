@@ -1,12 +1,9 @@
 package uci_test
 
 import (
-	"bufio"
 	"bytes"
 	"io"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,33 +59,16 @@ func TestNegativeClockMovesNow(t *testing.T) {
 	p.waitExit(5 * time.Second)
 }
 
-// memAvailable reads MemAvailable from /proc/meminfo, in bytes.
-func memAvailable(t *testing.T) uint64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		t.Skip("no /proc/meminfo: the hash check is not made here")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no MemAvailable in /proc/meminfo")
-	return 0
-}
-
 // TestHashThatDoesNotFitIsRefused: "setoption name Hash value 99999999"
 // (clamped to the maximum, more than the machine has) used to end the
 // process with a fatal out-of-memory error. It is refused with an info
 // string and the old table stays.
 func TestHashThatDoesNotFitIsRefused(t *testing.T) {
-	if avail := memAvailable(t); avail > engine.HashBytes(engine.MaxHashMB) {
+	avail, ok := engine.AvailableMemory()
+	if !ok {
+		t.Skip("available memory cannot be measured here")
+	}
+	if avail > engine.HashBytes(engine.MaxHashMB) {
 		t.Skipf("%d MiB available: the largest hash fits on this machine", avail>>20)
 	}
 	p := start(t, "uci")

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"strings"
 	"testing"
 )
@@ -11,13 +11,7 @@ import (
 // plain progress line (games, W/L/D, Elo ± interval, LLR and bounds, ETA)
 // and then its summary.
 func TestMatchProgressPlain(t *testing.T) {
-	sf := "/usr/games/stockfish"
-	if _, err := os.Stat(sf); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("stockfish missing in CI: %v", err)
-		}
-		t.Skip("stockfish not installed")
-	}
+	sf := testbin.Need(t, "/usr/games/stockfish")
 	out, _, err := runCmd(t, "", "match", "--engine", sf, "--engine", sf, "--tc", "inf", "--nodes", "300",
 		"--games", "2", "--sprt", "elo0=0,elo1=5", "--option", "Hash=4")
 	if err != nil {

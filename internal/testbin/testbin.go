@@ -78,3 +78,17 @@ func fuzzing() bool {
 	}
 	return false
 }
+
+// Need returns path, the program of a Debian package a test runs
+// (/usr/games/stockfish, ...). When it is missing the test is skipped, or
+// fails under CI=true, where .ci/run installs it.
+func Need(t testing.TB, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s missing in CI (.ci/run installs it): %v", path, err)
+		}
+		t.Skipf("%s not installed", path)
+	}
+	return path
+}

@@ -21,19 +21,6 @@ func TestMain(m *testing.M) {
 		testbin.Build{Pkg: "./testdata/xbfake", Out: &xbfake}))
 }
 
-// need returns the path of a Debian engine, skipping (or failing in CI)
-// when it is missing.
-func need(t *testing.T, path string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing in CI (.ci/run installs it): %v", path, err)
-		}
-		t.Skipf("%s not installed", path)
-	}
-	return path
-}
-
 func startRelay(t *testing.T, fault string, after int, mod func(*Spec)) *Engine {
 	t.Helper()
 	spec := Spec{Argv: []string{relay, "-fault", fault, "-after", fmt.Sprint(after)}, Ponder: true,
@@ -227,7 +214,7 @@ func TestParseOptions(t *testing.T) {
 }
 
 func TestStockfish(t *testing.T) {
-	sf := need(t, "/usr/games/stockfish")
+	sf := testbin.Need(t, "/usr/games/stockfish")
 	e, err := Start(context.Background(), Spec{Argv: []string{sf}, Ponder: true, Options: []Option{{"Hash", "16"}, {"Threads", "1"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +236,7 @@ func TestStockfish(t *testing.T) {
 func TestXBoardEngines(t *testing.T) {
 	for _, path := range []string{"/usr/games/fairymax", "/usr/games/phalanx"} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			need(t, path)
+			testbin.Need(t, path)
 			e, err := Start(context.Background(), Spec{Argv: []string{path}, Protocol: XBoard, Options: []Option{{"Hash", "8"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -289,7 +276,7 @@ func TestXBoardEngines(t *testing.T) {
 // still happens, rarely (about 1 in 100 here): the bot treats it as a
 // hang, restarts the engine and plays that move with its own.
 func TestStopRightAfterGo(t *testing.T) {
-	path := need(t, "/usr/games/ethereal-chess")
+	path := testbin.Need(t, "/usr/games/ethereal-chess")
 	start := func() *Engine {
 		e, err := Start(context.Background(), Spec{Argv: []string{path}, Ponder: true, StopGrace: 250 * time.Millisecond})
 		if err != nil {

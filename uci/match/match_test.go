@@ -144,13 +144,7 @@ func TestMisbehavingEngines(t *testing.T) {
 // so the games are quick). CI installs stockfish; elsewhere the test skips
 // when it is missing.
 func TestStockfish(t *testing.T) {
-	sf := "/usr/games/stockfish"
-	if _, err := os.Stat(sf); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("stockfish missing in CI (apt-get install -y stockfish): %v", err)
-		}
-		t.Skip("stockfish not installed")
-	}
+	sf := testbin.Need(t, "/usr/games/stockfish")
 	ops, err := LoadOpenings("testdata/8mvs_sample.epd")
 	if err != nil {
 		t.Fatal(err)
