@@ -46,7 +46,7 @@ type Answer struct {
 	engine.Result
 	// Source names what chose the move: "engine" (the embedded one), the
 	// external engine's name, "fallback" (the embedded engine standing in
-	// for a faulty external one), "book" or "only move".
+	// for a faulty external one), "book" or "forced".
 	Source string
 	// Sent and Read, when set, are when the engine was asked and when its
 	// answer was read (an external engine's position+go and bestmove); the

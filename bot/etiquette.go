@@ -15,7 +15,7 @@ import (
 // has answered it, and a move offering a draw would accept it), and by the
 // judge's rule (judge.OfferDraw).
 func (r *gameRunner) offerDraw(pos *board.Position, res Answer) bool {
-	if res.Depth == 0 && res.Nodes == 0 {
+	if res.Depth == 0 && res.Nodes == 0 && !r.search.judge.tbDraw() {
 		return false
 	}
 	if r.board.state.DrawOffered(wireColor(r.us.Other())) {

@@ -324,6 +324,12 @@ func (r *gameRunner) savePGN(st *lichess.GameState) string {
 		StartPos: b.startPos, StartFEN: b.startFEN, Timed: f.Clock != nil,
 		Moves: b.game.Moves(), Clocks: b.clocks, Status: string(st.Status), Winner: string(st.Winner),
 	}
+	rec.Notes = make([]string, len(rec.Moves))
+	for i, n := range r.memory.notes {
+		if i >= 0 && i < len(rec.Notes) {
+			rec.Notes[i] = n
+		}
+	}
 	if f.CreatedAt == 0 {
 		rec.Start = r.began
 	}

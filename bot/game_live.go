@@ -18,7 +18,7 @@ import (
 const (
 	sourceEngine = "engine"
 	sourceBook   = "book"
-	sourceForced = "only move"
+	sourceForced = "forced" // the only legal move; no space: the store counts sources as name=count
 )
 
 func livePlayer(p lichess.GamePlayer) live.PlayerView {

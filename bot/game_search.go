@@ -320,26 +320,40 @@ func (r *gameRunner) onResult(ctx context.Context, out searchOutcome) bool {
 	if out.src != nil {
 		r.search.lastEval = fmt.Sprintf("%s (%s)", out.src.Note, out.src.Source)
 	}
-	if r.judgeResult(ctx, out.res) {
+	if r.judgeResult(ctx, out) {
 		return false // resigned: the stream reports the end
 	}
 	return r.postMove(ctx, &pos, out)
 }
 
 // judgeResult records the score of a search (a book or forced move has
-// none) and resigns a hopeless game; it returns true when it resigned.
-func (r *gameRunner) judgeResult(ctx context.Context, res Answer) bool {
-	if res.Depth == 0 && res.Nodes == 0 {
+// none) or the tablebase's verdict on a tablebase move, and resigns a
+// hopeless game; it returns true when it resigned.
+func (r *gameRunner) judgeResult(ctx context.Context, out searchOutcome) bool {
+	s, res := &r.search, out.res
+	var verdict lichess.TablebaseCategory
+	if out.src != nil {
+		verdict = out.src.Verdict
+	}
+	s.judge.Verdict(verdict)
+	switch {
+	case verdict != "":
+	case res.Depth == 0 && res.Nodes == 0:
+		if out.src == nil && res.Source != "" {
+			s.lastEval = "none, the last move was a " + res.Source + " move"
+		}
+		return false
+	default:
+		cp, mate := scoreCP(res.Score)
+		s.judge.Record(cp)
+		s.lastEval = fmt.Sprintf("%s at depth %d (engine)", formatCP(cp, mate), res.Depth)
+	}
+	// Before both sides have moved, Lichess would abort the game, not
+	// record a resignation: play on.
+	if r.board.ply() < 2 || !s.judge.Resign() {
 		return false
 	}
-	s := &r.search
-	cp, mate := scoreCP(res.Score)
-	s.judge.Record(cp)
-	s.lastEval = fmt.Sprintf("%s at depth %d", formatCP(cp, mate), res.Depth)
-	if !s.judge.Resign() {
-		return false
-	}
-	r.log.Info("resigning a hopeless game", "score", res.Score.String())
+	r.log.Info("resigning a hopeless game", "score", res.Score.String(), "tablebase", string(verdict))
 	c, cancel := context.WithTimeout(ctx, actionTimeout)
 	err := r.svc.api.Resign(c, r.id)
 	cancel()
@@ -404,7 +418,7 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 	r.svc.stats.addLatency(internal, wire)
 	r.svc.stats.count(func(s *stats) { s.overhead = r.svc.overhead.Overhead() })
 	source := moveSource(pos, out.res)
-	r.noteMove(source, answered.Sub(asked))
+	r.noteMove(j.ply, source, moveNote(source, out.res, out.src, pos.SideToMove() == board.White), answered.Sub(asked))
 	r.publishMove(source, j.ply+1, internal, wire)
 	r.log.Info("move", "ply", j.ply+1, "move", uci, "offer_draw", offer, "score", out.res.Score.String(), "depth", out.res.Depth,
 		"nodes", out.res.Nodes, "source", source, "search_ms", ms2(answered.Sub(asked)), "bot_ms", ms2(internal), "post_ms", ms2(wire))

@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
 func TestJudgeDraw(t *testing.T) {
@@ -113,5 +115,61 @@ func TestExpandAndFormat(t *testing.T) {
 		if got := formatCP(tc.cp, tc.mate); got != tc.want {
 			t.Errorf("formatCP(%d,%d) = %q, want %q", tc.cp, tc.mate, got, tc.want)
 		}
+	}
+}
+
+// TestJudgeTablebase: the tablebase's verdict stands for the score rules:
+// a draw (or a cursed win, a blessed loss) is offered and accepted at any
+// move number, a loss accepts a draw and resigns, a win does neither, and
+// each needs its setting.
+func TestJudgeTablebase(t *testing.T) {
+	on := defaultConfig(t, map[string]string{"PONDEROSA_OFFER_DRAWS": "true", "PONDEROSA_RESIGN": "true"}).Game
+	for _, tc := range []struct {
+		v                     lichess.TablebaseCategory
+		accept, offer, resign bool
+	}{
+		{lichess.TBWin, false, false, false},
+		{lichess.TBCursedWin, true, true, false},
+		{lichess.TBDraw, true, true, false},
+		{lichess.TBBlessedLoss, true, true, false},
+		{lichess.TBLoss, true, false, true},
+		{"", false, false, false},
+	} {
+		j := judge{cfg: on}
+		j.Verdict(tc.v)
+		if got := j.AcceptDraw(1, false); got != tc.accept {
+			t.Errorf("%q: accept %v", tc.v, got)
+		}
+		if got := j.OfferDraw(1, 1); got != tc.offer {
+			t.Errorf("%q: offer %v", tc.v, got)
+		}
+		if got := j.Resign(); got != tc.resign {
+			t.Errorf("%q: resign %v", tc.v, got)
+		}
+	}
+	// A blessed loss is no reason to resign, whatever the scores said.
+	j := judge{cfg: on}
+	for range 10 {
+		j.Record(-mateCP)
+	}
+	j.Verdict(lichess.TBBlessedLoss)
+	if j.Resign() {
+		t.Error("resigned a blessed loss")
+	}
+	// The settings off: nothing.
+	off := judge{cfg: defaultConfig(t, map[string]string{"PONDEROSA_ACCEPT_DRAWS": "false"}).Game}
+	off.Verdict(lichess.TBDraw)
+	if off.AcceptDraw(100, false) || off.OfferDraw(100, 1) {
+		t.Error("a draw with draws off")
+	}
+	off.Verdict(lichess.TBLoss)
+	if off.Resign() {
+		t.Error("resigned with resignation off")
+	}
+	// Offers stay spaced.
+	j = judge{cfg: on}
+	j.Verdict(lichess.TBDraw)
+	if !j.OfferDraw(1, 1) || j.OfferDraw(2, 2) {
+		t.Error("tablebase draw offers not spaced by PONDEROSA_DRAW_OFFER_EVERY")
 	}
 }

@@ -63,15 +63,19 @@ func (s *Service) rememberChallenge(c *lichess.Challenge, outgoing bool, decisio
 type gameMemory struct {
 	sources         map[string]int // our moves by source
 	think, thinkMax time.Duration  // our searches
+	notes           map[int]string // the PGN comment of our move by its index in the game
 }
 
-// noteMove counts one of our posted moves.
-func (r *gameRunner) noteMove(source string, search time.Duration) {
+// noteMove counts one of our posted moves, the ply-th of the game (from
+// 0), and keeps its PGN note.
+func (r *gameRunner) noteMove(ply int, source, note string, search time.Duration) {
 	m := &r.memory
 	if m.sources == nil {
-		m.sources = map[string]int{}
+		m.sources, m.notes = map[string]int{}, map[int]string{}
 	}
 	m.sources[source]++
+	m.notes[ply] = note
+	r.svc.stats.count(func(s *stats) { s.moveSources[source]++ })
 	m.think += search
 	m.thinkMax = max(m.thinkMax, search)
 }

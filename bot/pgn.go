@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
@@ -38,6 +39,10 @@ type gameRecord struct {
 	// Clocks[i] is the mover's remaining time after move i, or -1 when the
 	// bot did not see it; it may be shorter than Moves.
 	Clocks []time.Duration
+	// Notes[i] is the comment on move i ("" none): for our moves, where
+	// the move came from and the engine's evaluation (moveNote); it may be
+	// shorter than Moves.
+	Notes []string
 	// Status is the Lichess status name; Winner "white", "black" or "".
 	Status, Winner string
 }
@@ -85,8 +90,9 @@ func pgnVariant(key string) string {
 	return key
 }
 
-// writePGN writes the record as PGN, SAN moves with %clk comments, lines
-// of at most 80 characters.
+// writePGN writes the record as PGN, SAN moves with a comment holding the
+// %clk clock and the move's note, lines of at most 80 characters (a long
+// comment is broken between its words).
 func writePGN(w io.Writer, r *gameRecord) error {
 	bw := bufio.NewWriter(w)
 	tag := func(name, value string) {
@@ -164,8 +170,23 @@ func writePGN(w io.Writer, r *gameRecord) error {
 			return fmt.Errorf("pgn: move %d (%v) is illegal in %s", i+1, m, pos.FEN())
 		}
 		word(pos.SAN(m))
+		var comment []string
 		if i < len(r.Clocks) && r.Clocks[i] >= 0 {
-			word("{ [%clk " + clk(r.Clocks[i]) + "] }")
+			comment = append(comment, "[%clk "+clk(r.Clocks[i])+"]")
+		}
+		if i < len(r.Notes) && r.Notes[i] != "" {
+			// A note never closes the comment early.
+			comment = append(comment, strings.NewReplacer("{", "(", "}", ")").Replace(r.Notes[i]))
+		}
+		if len(comment) > 0 {
+			// Commands stay whole; the note may break between its words.
+			word("{")
+			for _, c := range comment {
+				for _, t := range commentTokens(c) {
+					word(t)
+				}
+			}
+			word("}")
 		}
 		var next board.Position
 		pos.MakeMove(m, &next)
@@ -252,4 +273,70 @@ func safeID(id string) string {
 		return "game"
 	}
 	return b.String()
+}
+
+// moveNote is the PGN comment on one of our moves: an engine move's
+// evaluation as [%eval score,depth] (the form Lichess, python-chess and
+// ChessBase read: pawns from White's side, "#n" a mate in n moves, "#-n"
+// Black mates) followed by where the move came from, e.g.
+// "[%eval 0.35,18] engine", "tablebase: win, DTM 13",
+// "[%eval -0.20,36] cloud: ...", "explorer: 1234 games", "book", "forced".
+// whiteToMove is the side that played the move.
+func moveNote(source string, res Answer, src *movesource.Answer, whiteToMove bool) string {
+	var parts []string
+	switch {
+	case src != nil && src.Eval != nil:
+		parts = append(parts, pgnEval(src.Eval.CP, src.Eval.Mate, src.Eval.Depth))
+	case src == nil && (res.Depth > 0 || res.Nodes > 0):
+		cp, mate := scoreCP(res.Score)
+		if !whiteToMove {
+			cp, mate = -cp, -mate
+		}
+		parts = append(parts, pgnEval(cp, mate, res.Depth))
+	}
+	text := source
+	if src != nil && src.Note != "" {
+		text += ": " + src.Note
+	}
+	return strings.Join(append(parts, text), " ")
+}
+
+// pgnEval writes [%eval] from White's point of view: cp in pawns with two
+// decimals, or #n when mate is not 0 (mate in n moves, negative: Black
+// mates), then the depth.
+func pgnEval(cp, mate, depth int) string {
+	score := ""
+	if mate != 0 {
+		score = fmt.Sprintf("#%d", mate)
+	} else {
+		sign := ""
+		if cp < 0 {
+			sign, cp = "-", -cp
+		}
+		score = fmt.Sprintf("%s%d.%02d", sign, cp/100, cp%100)
+	}
+	return fmt.Sprintf("[%%eval %s,%d]", score, depth)
+}
+
+// commentTokens splits a comment into the words a line may break between:
+// an embedded command ("[%eval 0.35,18]") is one word.
+func commentTokens(c string) []string {
+	var out []string
+	for {
+		c = strings.TrimLeft(c, " \t\n")
+		if c == "" {
+			return out
+		}
+		end := strings.IndexAny(c, " \t\n")
+		if strings.HasPrefix(c, "[%") {
+			if i := strings.IndexByte(c, ']'); i > 0 {
+				end = i + 1
+			}
+		}
+		if end < 0 {
+			end = len(c)
+		}
+		out = append(out, c[:end])
+		c = c[end:]
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/bot/movesource"
+	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
@@ -178,6 +180,64 @@ func TestResultAndTermination(t *testing.T) {
 		r := gameRecord{Status: tc.status, Winner: tc.winner}
 		if r.result() != tc.res || r.termination() != tc.term {
 			t.Errorf("%s/%s: %s %s", tc.status, tc.winner, r.result(), r.termination())
+		}
+	}
+}
+
+// TestPGNNotes: our moves' comments say where each came from, engine moves
+// with [%eval score,depth] from White's side; a long note breaks between
+// words, never inside a command or past 80 characters, and a brace in a
+// note cannot end the comment.
+func TestPGNNotes(t *testing.T) {
+	start := board.StartPosition()
+	long := strings.Repeat("word ", 30)
+	r := &gameRecord{ID: "n", StartPos: start, Status: "resign", Winner: "white",
+		Moves:  playUCI(t, start, "e2e4", "e7e5", "g1f3", "b8c6", "f1b5"),
+		Clocks: []time.Duration{time.Minute, time.Minute, 59 * time.Second},
+		Notes:  []string{"book", "", "[%eval 0.35,18] engine", "", "explorer: 12 games {x} " + long},
+	}
+	var b strings.Builder
+	if err := writePGN(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"1. e4 { [%clk 0:01:00] book } e5 { [%clk 0:01:00] }",
+		"2. Nf3 { [%clk 0:00:59] [%eval 0.35,18] engine } Nc6",
+		"3. Bb5 { explorer: 12 games (x) word",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 80 || strings.HasSuffix(l, "[%eval") || strings.HasSuffix(l, "[%clk") {
+			t.Errorf("bad line %q", l)
+		}
+	}
+	if strings.Count(out, "{") != strings.Count(out, "}") {
+		t.Errorf("unbalanced braces:\n%s", out)
+	}
+}
+
+// TestMoveNote: the evaluation is White's: Black's +1.20 is -1.20; mates
+// are #n; sources say what they said.
+func TestMoveNote(t *testing.T) {
+	res := Answer{Result: engine.Result{Score: 120, Depth: 14, Nodes: 1000}, Source: sourceEngine}
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{moveNote(sourceEngine, res, nil, true), "[%eval 1.20,14] engine"},
+		{moveNote(sourceEngine, res, nil, false), "[%eval -1.20,14] engine"},
+		{moveNote(sourceEngine, Answer{Result: engine.Result{Score: engine.MateScore - 5, Depth: 9, Nodes: 1}}, nil, false), "[%eval #-3,9] engine"},
+		{moveNote("tablebase", Answer{}, &movesource.Answer{Source: "tablebase", Note: "win, DTM 7"}, true), "tablebase: win, DTM 7"},
+		{moveNote("cloud", Answer{}, &movesource.Answer{Source: "cloud", Note: "-0.05 (White's view) at depth 40", Eval: &movesource.Eval{CP: -5, Depth: 40}}, false),
+			"[%eval -0.05,40] cloud: -0.05 (White's view) at depth 40"},
+		{moveNote(sourceBook, Answer{Source: sourceBook}, nil, true), "book"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
 }

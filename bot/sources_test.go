@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +65,25 @@ func TestTablebaseEndgames(t *testing.T) {
 			if a != "" {
 				t.Fatalf("the tablebase got Authorization %q", a)
 			}
+		}
+		// The PGN says where each of our moves came from, and the metrics
+		// count them by source.
+		// Stopping the service waits for the game's runner, which wrote
+		// the PGN before it ended.
+		if err := h.stop(); err != nil {
+			t.Fatal(err)
+		}
+		pgn, err := os.ReadFile(filepath.Join(h.cfg.PGNDir, g.ID+".pgn"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(pgn), "tablebase: win"); n != tbMoves(h.logs.String()) {
+			t.Errorf("%d tablebase notes in the PGN for %d tablebase moves:\n%s", n, tbMoves(h.logs.String()), pgn)
+		}
+		var metrics strings.Builder
+		h.svc.stats.writeMetrics(&metrics)
+		if want := fmt.Sprintf(`ponderosa_moves_by_source_total{source="tablebase"} %d`, tbMoves(h.logs.String())); !strings.Contains(metrics.String(), want) {
+			t.Errorf("metrics without %q:\n%s", want, metrics.String())
 		}
 		if len(g.Moves) > dtz {
 			t.Errorf("%s: mate after %d plies, DTZ %d", c.fen, len(g.Moves), dtz)
@@ -159,4 +180,74 @@ func TestSlowSourceNeverDelaysAMove(t *testing.T) {
 		t.Logf("logs:\n%s", logs)
 	}
 	t.Logf("%d plies, %d quick moves, %d lookups", len(g.Moves), quick, src.Hits("/standard"))
+}
+
+// TestTablebaseVerdicts: the bot offers, accepts or resigns on the
+// tablebase's verdict when its settings allow, from positions where the
+// score rules would not (move 1, below PONDEROSA_DRAW_MIN_MOVE): a bare
+// king against king and queen is a loss (resigned with PONDEROSA_RESIGN,
+// at its second move: Lichess aborts a game resigned before both sides
+// moved); with the halfmove clock at 90 it is a blessed loss, a draw under
+// the fifty-move rule (a draw offered, never resigned); and a lost position
+// with resignation off takes the opponent's draw offer.
+func TestTablebaseVerdicts(t *testing.T) {
+	t.Parallel()
+	src := fakelichess.NewSources()
+	t.Cleanup(src.Close)
+	src.Solve(board.Queen, board.Knight)
+	base := map[string]string{"PONDEROSA_TABLEBASE": "true", "PONDEROSA_TABLEBASE_URL": src.URL(), "PONDEROSA_PONDER": "false"}
+	cases := []struct {
+		name, fen   string
+		env         map[string]string
+		offerDraw   bool // the opponent offers a draw once the bot has played a tablebase move
+		status, who string
+		offers      bool // the bot offered a draw
+	}{
+		{"loss resigned", "q7/8/8/3k4/8/8/8/4K3 w - - 0 1", map[string]string{"PONDEROSA_RESIGN": "true"}, false, "resign", "black", false},
+		{"blessed loss offered", "4k3/8/8/8/8/8/8/Q3K3 w - - 90 60",
+			map[string]string{"PONDEROSA_RESIGN": "true", "PONDEROSA_OFFER_DRAWS": "true"}, false, "draw", "", true},
+		{"loss accepts a draw", "q7/8/8/3k4/8/8/8/4K3 w - - 0 1", nil, true, "draw", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{}
+			for k, v := range base {
+				env[k] = v
+			}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			h := setup(t, fakelichess.Options{Opponent: sparringEngine(2000),
+				AcceptDraw: func(fakelichess.GameInfo) bool { return true }}, env)
+			h.start()
+			// The bot plays the side to move, but Black when White has the
+			// queen (an offer before ply 2 is ignored, as Lichess does).
+			color := "black"
+			if strings.Contains(tc.fen, "Q") {
+				color = "white"
+			}
+			id := h.srv.Challenge(fakelichess.ChallengeSpec{Variant: "fromPosition", FEN: tc.fen, Color: color, ClockLimit: time.Minute})
+			h.waitAccepted(id)
+			if tc.offerDraw {
+				h.waitFor("a tablebase move", 30*time.Second, func() bool {
+					g, _ := h.srv.Game(id)
+					return tbMoves(h.logs.String()) > 0 && len(g.Moves) >= 2
+				})
+				if err := h.srv.OpponentOfferDraw(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := h.waitOver(id, 60*time.Second)
+			if g.Status != tc.status || g.Winner != tc.who {
+				t.Fatalf("%s: %s, winner %q after %d plies, want %s %q\nlogs:\n%s", tc.fen, g.Status, g.Winner, len(g.Moves),
+					tc.status, tc.who, h.logs.String())
+			}
+			if (g.BotOffers > 0) != tc.offers {
+				t.Errorf("the bot offered %d draws", g.BotOffers)
+			}
+			if tc.status == "resign" && !strings.Contains(h.logs.String(), "tablebase=loss") {
+				t.Errorf("resigned without the tablebase's verdict\nlogs:\n%s", h.logs.String())
+			}
+		})
+	}
 }

@@ -36,6 +36,9 @@ type stats struct {
 	// fallbackMoves counts moves the embedded engine played in its place.
 	engineFaults  map[string]uint64
 	fallbackMoves uint64
+	// moveSources counts posted moves by where they came from (engine,
+	// book, forced, tablebase, cloud, explorer).
+	moveSources map[string]uint64
 
 	challenges map[string]uint64 // "accept", "queue", "decline:<reason>"
 	results    map[string]uint64 // win, loss, draw, aborted
@@ -144,7 +147,7 @@ func (s *stats) restoreRecent(r GameResult) {
 
 func newStats(stream func() lichess.StreamState) *stats {
 	return &stats{started: time.Now(), challenges: map[string]uint64{}, results: map[string]uint64{}, engineFaults: map[string]uint64{},
-		live: map[string]*LiveGame{}, stream: stream}
+		moveSources: map[string]uint64{}, live: map[string]*LiveGame{}, stream: stream}
 }
 
 // addLatency records one move: internal is the time the bot spent outside
@@ -243,6 +246,9 @@ type Snapshot struct {
 	// FallbackMoves the moves the embedded engine played in its place.
 	EngineFaults  map[string]uint64 `json:"engine_faults"`
 	FallbackMoves uint64            `json:"fallback_moves"`
+	// MoveSources counts posted moves by source (engine, book, forced,
+	// tablebase, cloud, explorer).
+	MoveSources map[string]uint64 `json:"move_sources"`
 	// Latency is the time the bot adds to a move beyond the search, up to
 	// sending the move; RoundTrip is the move request's round trip.
 	Latency   LatencySummary `json:"latency"`
@@ -274,6 +280,7 @@ func (s *stats) Snapshot() Snapshot {
 		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
 		Limits: s.limitsLocked(time.Now()), EngineFaults: mapsClone(s.engineFaults), FallbackMoves: s.fallbackMoves,
+		MoveSources: mapsClone(s.moveSources),
 	}
 	if s.memory != nil {
 		snap.MemoryDegraded = s.memory().Reason
@@ -341,6 +348,8 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_bot_games_exhausted %d", exhausted)
 	metric("ponderosa_moves_total", "counter", "Moves posted.")
 	p("ponderosa_moves_total %d", snap.Moves)
+	metric("ponderosa_moves_by_source_total", "counter", "Moves posted by where they came from (engine, book, forced, tablebase, cloud, explorer).")
+	labelled("ponderosa_moves_by_source_total", "source", snap.MoveSources)
 	metric("ponderosa_move_errors_total", "counter", "Moves Lichess rejected or that failed to post.")
 	p("ponderosa_move_errors_total %d", snap.MoveErrors)
 	metric("ponderosa_move_retries_total", "counter", "Moves posted again after a 429 (retried within the game's clock).")

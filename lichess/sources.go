@@ -178,6 +178,9 @@ func DecodeCloudEval(data []byte) (*CloudEval, error) {
 		if (pv.CP == nil) == (pv.Mate == nil) {
 			return nil, fmt.Errorf("cloud eval answer: line %d needs exactly one of cp and mate", i)
 		}
+		if pv.Mate != nil && *pv.Mate == 0 {
+			return nil, fmt.Errorf("cloud eval answer: line %d has mate 0", i)
+		}
 	}
 	if c.Depth < 0 {
 		return nil, errors.New("cloud eval answer: negative depth")

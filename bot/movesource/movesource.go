@@ -47,6 +47,16 @@ type Answer struct {
 	// Verdict is the tablebase's category for us (lichess.TBWin...);
 	// empty from other sources.
 	Verdict lichess.TablebaseCategory
+	// Eval is the source's evaluation of the position, when it gives one
+	// (the cloud); nil otherwise.
+	Eval *Eval
+}
+
+// Eval is a source's score of the position from White's point of view:
+// centipawns, or a mate in Mate moves when Mate is not 0 (negative: Black
+// mates), found at Depth.
+type Eval struct {
+	CP, Mate, Depth int
 }
 
 // source is one of the sources.

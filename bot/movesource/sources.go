@@ -168,13 +168,16 @@ func (c *cloud) lookup(ctx context.Context, q *Query) (Answer, bool, error) {
 		return Answer{}, false, fmt.Errorf("cloud eval: %w", err)
 	}
 	pv := ce.PVs[0]
+	ev := &Eval{Depth: ce.Depth}
 	score := ""
 	if pv.CP != nil {
+		ev.CP = *pv.CP
 		score = fmt.Sprintf("%+.2f", float64(*pv.CP)/100)
 	} else {
+		ev.Mate = *pv.Mate
 		score = fmt.Sprintf("mate %d", *pv.Mate)
 	}
-	return Answer{Move: m, Source: Cloud, Note: fmt.Sprintf("%s at depth %d", score, ce.Depth)}, true, nil
+	return Answer{Move: m, Source: Cloud, Note: fmt.Sprintf("%s (White's view) at depth %d", score, ce.Depth), Eval: ev}, true, nil
 }
 
 // explorer plays the most played move (or the best scoring one) among
