@@ -122,63 +122,17 @@ func (p *Position) generate(l *MoveList, mode int, ci *CheckInfo) {
 	if quietMask != 0 {
 		single := shift(normal, up) & empty
 		double := shift(single&doubleRank, up) & quietMask
-		single &= quietMask
-		for single != 0 {
-			to := single.PopLSB()
-			from := Square(int(to) - up)
-			if pinned.Has(from) && !Line(ksq, from).Has(to) {
-				continue
-			}
-			l.add(NewMove(from, to))
-		}
-		for double != 0 {
-			to := double.PopLSB()
-			from := Square(int(to) - 2*up)
-			if pinned.Has(from) && !Line(ksq, from).Has(to) {
-				continue
-			}
-			l.add(NewMove(from, to))
-		}
+		addPawnMoves(l, single&quietMask, up, pinned, ksq, false)
+		addPawnMoves(l, double, 2*up, pinned, ksq, false)
 	}
 	if capMask != 0 {
-		for _, d := range [2]int{upLeft, upRight} {
-			src := normal &^ fileA
-			if d == upRight {
-				src = normal &^ fileH
-			}
-			for b := shift(src, d) & capMask; b != 0; {
-				to := b.PopLSB()
-				from := Square(int(to) - d)
-				if pinned.Has(from) && !Line(ksq, from).Has(to) {
-					continue
-				}
-				l.add(NewMove(from, to))
-			}
-		}
+		addPawnMoves(l, shift(normal&^fileA, upLeft)&capMask, upLeft, pinned, ksq, false)
+		addPawnMoves(l, shift(normal&^fileH, upRight)&capMask, upRight, pinned, ksq, false)
 	}
 	if promo != 0 && mode&genCaptures != 0 {
-		for b := shift(promo, up) & promoPushMask; b != 0; {
-			to := b.PopLSB()
-			from := Square(int(to) - up)
-			if pinned.Has(from) && !Line(ksq, from).Has(to) {
-				continue
-			}
-			addPromotions(l, from, to)
-		}
-		for _, d := range [2]int{upLeft, upRight} {
-			src := promo &^ fileA
-			if d == upRight {
-				src = promo &^ fileH
-			}
-			for b := shift(src, d) & capMask; b != 0; {
-				to := b.PopLSB()
-				from := Square(int(to) - d)
-				if pinned.Has(from) && !Line(ksq, from).Has(to) {
-					continue
-				}
-				addPromotions(l, from, to)
-			}
-		}
+		addPawnMoves(l, shift(promo, up)&promoPushMask, up, pinned, ksq, true)
+		addPawnMoves(l, shift(promo&^fileA, upLeft)&capMask, upLeft, pinned, ksq, true)
+		addPawnMoves(l, shift(promo&^fileH, upRight)&capMask, upRight, pinned, ksq, true)
 	}
 	if p.ep != NoSquare && mode&genCaptures != 0 {
 		for b := PawnAttacks(them, p.ep) & normal; b != 0; {
@@ -239,6 +193,24 @@ func (p *Position) addSliderMoves(l *MoveList, from Square, a Bitboard, ci *Chec
 	}
 	for a != 0 {
 		l.add(NewMove(from, a.PopLSB()))
+	}
+}
+
+// addPawnMoves adds a pawn move to each square of targets from the square
+// d behind it (the four promotions when promote is set), leaving out a
+// pinned pawn's move off the line through its king (on ksq).
+func addPawnMoves(l *MoveList, targets Bitboard, d int, pinned Bitboard, ksq Square, promote bool) {
+	for targets != 0 {
+		to := targets.PopLSB()
+		from := Square(int(to) - d)
+		if pinned.Has(from) && !Line(ksq, from).Has(to) {
+			continue
+		}
+		if promote {
+			addPromotions(l, from, to)
+		} else {
+			l.add(NewMove(from, to))
+		}
 	}
 }
 
