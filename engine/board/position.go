@@ -92,6 +92,16 @@ func (p *Position) ByType(pt PieceType) Bitboard { return p.byType[pt%7] }
 // Occupied returns every occupied square.
 func (p *Position) Occupied() Bitboard { return p.byType[0] }
 
+// CastlingRight reports whether c may still castle on the king side (the
+// rook on the king's h-side, in Chess960 too) or on the queen side.
+func (p *Position) CastlingRight(c Color, kingSide bool) bool {
+	right := 2 * int(c&1)
+	if !kingSide {
+		right++
+	}
+	return p.castling&(1<<right) != 0
+}
+
 // KingSquare returns the square of c's king.
 func (p *Position) KingSquare(c Color) Square {
 	return (p.byColor[c&1] & p.byType[King]).LSB()
