@@ -144,21 +144,21 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	ply := r.board.ply()
 	job := &searchJob{ply: ply, received: received}
 	job.clock, job.inc = r.board.clockOf(r.us)
-	instant := func(m board.Move, source string) bool {
+	instant := func(m board.Move, source string, src *movesource.Answer) bool {
 		now := time.Now()
 		job.started = now
 		r.search.job = job
-		return r.onResult(ctx, searchOutcome{job: job, res: Answer{Result: engine.Result{Best: m}, Source: source}, ended: now})
+		return r.onResult(ctx, searchOutcome{job: job, res: Answer{Result: engine.Result{Best: m}, Source: source}, ended: now, src: src})
 	}
 	switch ml.N {
 	case 0:
 		return false // mate or stalemate: the stream ends the game
 	case 1:
-		return instant(ml.Moves[0], sourceForced)
+		return instant(ml.Moves[0], sourceForced, nil)
 	}
-	if m, ok := r.bookMove(&pos, ply); ok {
-		r.log.Debug("book move", "ply", ply+1, "move", pos.UCI(m))
-		return instant(m, sourceBook)
+	if a, ok := r.bookMove(&pos, ply); ok {
+		r.log.Debug("book move", "ply", ply+1, "move", pos.UCI(a.Move), "source", a.Source, "note", a.Note)
+		return instant(a.Move, a.Source, &a)
 	}
 	if r.board.state.WTime >= unlimitedMillis {
 		r.board.kind = unlimited
@@ -170,19 +170,22 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	return false
 }
 
-// bookMove returns a move from the opening book, in standard games for the
-// first plies.
-func (r *gameRunner) bookMove(pos *board.Position, ply int) (board.Move, bool) {
-	b := r.svc.book
-	if b == nil || pos.Chess960 || ply >= r.svc.cfg.Engine.BookMaxPly {
-		return board.NoMove, false
+// bookMove returns a move from the first opening book that serves the
+// game's variant and speed at this ply and knows the position. Books are
+// local files: they answer at once, before any search starts.
+func (r *gameRunner) bookMove(pos *board.Position, ply int) (movesource.Answer, bool) {
+	if r.svc.books == nil {
+		return movesource.Answer{}, false
 	}
-	m, ok, err := b.Pick(pos)
+	q := movesource.Query{Pos: *pos, Ply: ply, GameID: r.id}
+	if f := r.full; f != nil {
+		q.Variant, q.Speed = string(f.Variant.Key), string(f.Speed)
+	}
+	a, ok, err := r.svc.books.Lookup(&q)
 	if err != nil {
 		r.log.Warn("book", "err", err)
-		return board.NoMove, false
 	}
-	return m, ok && pos.IsLegal(m)
+	return a, ok && pos.IsLegal(a.Move)
 }
 
 // launch runs a search in a new goroutine.

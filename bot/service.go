@@ -67,8 +67,8 @@ type Service struct {
 	engines  *enginePool
 	spares   *sparePool // external engine processes ready for the next games; nil with the embedded engine
 	threads  int
-	book     *Book           // nil without a book
-	sources  *movesource.Set // tablebase, cloud eval, explorer; nil when none is on
+	books    *movesource.Books // nil without a book
+	sources  *movesource.Set   // tablebase, cloud eval, explorer; nil when none is on
 
 	me *lichess.User // set by Run before any game starts
 
@@ -186,14 +186,12 @@ func (s *Service) Run(ctx context.Context) error {
 		return err
 	}
 	s.me = me
-	if s.cfg.Engine.Book != "" {
-		b, err := OpenBook(s.cfg.Engine.Book)
-		if err != nil {
-			return fmt.Errorf("PONDEROSA_BOOK: %w", err)
-		}
-		defer b.Close()
-		s.book = b
+	books, err := s.openBooks()
+	if err != nil {
+		return err
 	}
+	defer books.Close()
+	s.books = books
 	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
 		opts := movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
 			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log, Sources: src}

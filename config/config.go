@@ -75,10 +75,18 @@ type Engine struct {
 	// CorrespondenceMoveTime is the think time per move in correspondence
 	// and unlimited games.
 	CorrespondenceMoveTime time.Duration
-	// Book is the path of a Polyglot opening book; empty = none. It is
-	// used in standard games for the first BookMaxPly plies.
+	// Book is the path of a Polyglot opening book (PONDEROSA_BOOK); empty
+	// = none. It is used in standard games for the first BookMaxPly plies,
+	// after the books of Books (see BookList).
 	Book       string
 	BookMaxPly int
+	// Books are the books of PONDEROSA_BOOKS, in order; a MaxPly of 0
+	// there means BookMaxPly.
+	Books []Book
+	// BookSeed seeds the books' random choices when BookSeedFixed is set
+	// (PONDEROSA_BOOK_SEED); otherwise the bot draws a seed at start.
+	BookSeed      uint64
+	BookSeedFixed bool
 	// Command is the external engine's program and arguments; nil means
 	// the embedded engine.
 	Command []string
@@ -305,6 +313,7 @@ func (c *Config) crossCheck() []error {
 	if e := &c.Engine; e.Command == nil && (len(e.Options) > 0 || e.Dir != "" || e.Protocol == "xboard") {
 		errs = append(errs, errors.New("PONDEROSA_ENGINE: is builtin, but PONDEROSA_ENGINE_OPTIONS, _DIR or _PROTOCOL are set for an external engine"))
 	}
+	errs = append(errs, c.checkBookNames()...)
 	for _, id := range p.Allow {
 		if slices.Contains(p.Block, id) {
 			errs = append(errs, fmt.Errorf("PONDEROSA_ALLOW: %q is also in PONDEROSA_BLOCK", id))

@@ -311,6 +311,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("PONDEROSA_VARIANTS", "chess960,,", "1m")
 	f.Add("PONDEROSA_STATUS_ADDR", ":0", "\x00")
 	f.Add("PONDEROSA_ALLOW", "a,b,c", "-5s")
+	f.Add("PONDEROSA_BOOKS", "a.bin:speeds=bullet:select=best;b.bin:name=b2:max_ply=3", "x.bin:min_weight=2")
 	names := map[string]bool{}
 	for _, s := range Settings() {
 		names[s.Name] = true

@@ -97,10 +97,25 @@ var settings = []setting{
 	{Setting: Setting{"PONDEROSA_ENGINE_DIR", "none", "working directory of PONDEROSA_ENGINE (network files, books; \"none\" = the bot's)"},
 		set: func(c *Config, v string) (err error) { c.Engine.Dir, err = parsePath(v); return }},
 
-	{Setting: Setting{"PONDEROSA_BOOK", "none", "Polyglot opening book file used in standard games (\"none\" = off)"},
+	{Setting: Setting{"PONDEROSA_BOOK", "none", "Polyglot opening book file used in standard games, asked after the books of PONDEROSA_BOOKS (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.Engine.Book, err = parsePath(v); return }},
-	{Setting: Setting{"PONDEROSA_BOOK_MAX_PLY", "20", "use the book for at most this many plies from the start (1 to 200)"},
+	{Setting: Setting{"PONDEROSA_BOOK_MAX_PLY", "20", "use PONDEROSA_BOOK for at most this many plies from the start, and the books of PONDEROSA_BOOKS without max_ply (1 to 200)"},
 		set: func(c *Config, v string) (err error) { c.Engine.BookMaxPly, err = parseInt(v, 1, 200); return }},
+	{Setting: Setting{"PONDEROSA_BOOKS", "none", "Polyglot books asked in order, \";\"-separated, each FILE[:speeds=S,S][:variants=V,V][:select=weighted|best|uniform][:min_weight=N][:max_ply=N][:name=NAME] (README: Opening books; \"none\" = off)"},
+		set: func(c *Config, v string) (err error) { c.Engine.Books, err = parseBooks(v); return }},
+	{Setting: Setting{"PONDEROSA_BOOK_SEED", "random", "seed of the books' weighted and uniform choices, mixed with the game id and ply: a number (0 to 2^64-1) replays the same choices, random draws one at start and logs it"},
+		set: func(c *Config, v string) error {
+			c.Engine.BookSeed, c.Engine.BookSeedFixed = 0, false
+			if v = strings.TrimSpace(v); v == "random" {
+				return nil
+			}
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return errors.New("must be random or a number from 0 to 18446744073709551615")
+			}
+			c.Engine.BookSeed, c.Engine.BookSeedFixed = n, true
+			return nil
+		}},
 
 	// Challenge policy.
 	{Setting: Setting{"PONDEROSA_VARIANTS", "standard,chess960,fromPosition", "accepted variants, comma-separated, from standard, chess960, fromPosition"},

@@ -6,6 +6,9 @@
 // costs the engine time; the first good answer wins and the bot stops the
 // search. A source that failed several times in a row is skipped for a
 // while (a circuit breaker). Malformed answers are ignored with a log line.
+//
+// The Polyglot opening books (Books, books.go) are local files: the bot
+// asks them before it starts a search, and a book move is played at once.
 package movesource
 
 import (
@@ -36,6 +39,7 @@ type Query struct {
 	Variant   string        // Lichess variant key: standard, chess960, fromPosition, atomic, antichess...
 	Speed     string        // bullet, blitz, rapid, classical, correspondence
 	Ply       int           // moves played in the game
+	GameID    string        // seeds the books' random choices
 	Remaining time.Duration // our clock (0: no clock, correspondence or unlimited)
 }
 

@@ -1,4 +1,4 @@
-package bot
+package movesource
 
 // polyglotRandom holds the 781 published pseudo-random numbers of the
 // Polyglot opening book format (http://hgm.nubati.net/book_format.html):
