@@ -225,63 +225,47 @@ func moveAside(path string, now time.Time) (string, error) {
 // still running, the overhead, the opponents still backed off. A bad row is
 // logged with its error and skipped.
 func (d *DB) load(ctx context.Context, now time.Time) error {
-	rows, err := d.db.QueryContext(ctx, "SELECT "+gameColumns+" FROM games WHERE ended >= ? ORDER BY ended DESC LIMIT ?",
+	var games []Game
+	err := d.eachRow(ctx, "games", func(rows *sql.Rows) error {
+		g, err := scanGame(rows)
+		if err == nil {
+			games = append(games, g)
+		}
+		return err
+	}, "SELECT "+gameColumns+" FROM games WHERE ended >= ? ORDER BY ended DESC LIMIT ?",
 		ms(now.AddDate(0, 0, -seedDays)), memoryGames)
 	if err != nil {
 		return err
 	}
-	var games []Game
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			d.log.Error("store: skipping a bad row", "table", "games", "err", err)
-			continue
-		}
-		games = append(games, g)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
 	d.Memory.loadGames(games)
 
-	rows, err = d.db.QueryContext(ctx, "SELECT key, until, note FROM quota_windows WHERE until > ?", ms(now))
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
+	err = d.eachRow(ctx, "quota_windows", func(rows *sql.Rows) error {
 		var w QuotaWindow
 		var until int64
 		if err := rows.Scan(&w.Key, &until, &w.Note); err != nil {
-			d.log.Error("store: skipping a bad row", "table", "quota_windows", "err", err)
-			continue
+			return err
 		}
 		w.Until = fromMS(until)
 		d.Memory.SetQuota(w)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
-
-	rows, err = d.db.QueryContext(ctx, "SELECT opponent, reason, until FROM opponents WHERE until > ?", ms(now))
+		return nil
+	}, "SELECT key, until, note FROM quota_windows WHERE until > ?", ms(now))
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
+
+	err = d.eachRow(ctx, "opponents", func(rows *sql.Rows) error {
 		var r Refusal
 		var until int64
 		if err := rows.Scan(&r.Opponent, &r.Reason, &until); err != nil {
-			d.log.Error("store: skipping a bad row", "table", "opponents", "err", err)
-			continue
+			return err
 		}
 		r.Until = fromMS(until)
 		d.Memory.SetRefusal(r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, "SELECT opponent, reason, until FROM opponents WHERE until > ?", ms(now))
+	if err != nil {
 		return err
 	}
-	rows.Close()
 
 	o, err := readOverhead(ctx, d.db)
 	switch {
@@ -292,6 +276,22 @@ func (d *DB) load(ctx context.Context, now time.Time) error {
 		d.Memory.SetOverhead(o)
 	}
 	return nil
+}
+
+// eachRow runs query and hands each row to read; a row read cannot take
+// is logged with table's name and skipped.
+func (d *DB) eachRow(ctx context.Context, table string, read func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := d.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := read(rows); err != nil {
+			d.log.Error("store: skipping a bad row", "table", table, "err", err)
+		}
+	}
+	return rows.Err()
 }
 
 func readOverhead(ctx context.Context, db *sql.DB) (Overhead, error) {
