@@ -87,15 +87,7 @@ func TestKilledMidWrite(t *testing.T) {
 		t.Fatalf("the child stopped after %d games", committed)
 	}
 
-	raw, err := sql.Open("sqlite", filepath.Join(dir, FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	var check string
-	if err := raw.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check: %q %v", check, err)
-	}
+	raw := openIntact(t, filepath.Join(dir, FileName))
 	var have int
 	raw.QueryRow("SELECT COUNT(*) FROM games WHERE id <= ?", fmt.Sprintf("k%06d", committed-1)).Scan(&have)
 	if have != committed {
@@ -172,15 +164,23 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("reason: %s", reason)
 	}
 	// The file is still a good database with the games written before.
-	raw, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	openIntact(t, filepath.Join(dir, FileName))
+}
+
+// openIntact opens the SQLite file at path directly, fails the test unless
+// SQLite's integrity check passes, and closes it when the test ends.
+func openIntact(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
+	t.Cleanup(func() { raw.Close() })
 	var check string
 	if err := raw.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
-		t.Errorf("integrity_check after the full disk: %q %v", check, err)
+		t.Fatalf("%s: integrity_check %q %v", path, check, err)
 	}
+	return raw
 }
 
 // childReadOnly opens the database in a directory it may not write.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -33,15 +32,8 @@ func TestHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The history opens read-only while the bot has the file open.
-	r, err := OpenReadOnly(context.Background(), d.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rep, err := r.History(context.Background(), Query{Since: now.Add(-24 * time.Hour), Last: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, d.Path())
+	rep := history(t, r, Query{Since: now.Add(-24 * time.Hour), Last: 3})
 	want := map[string]Tally{
 		// alice: 2.5/4; perf 2000 + 400*(2-1)/4 = 2100.
 		"alice": {Key: "alice", Name: "Alice", Games: 4, Wins: 2, Draws: 1, Losses: 1, Score: 0.625, Performance: 2100},
@@ -71,20 +63,12 @@ func TestHistory(t *testing.T) {
 		t.Errorf("last games: %+v", rep.Last)
 	}
 	// The tallies (no start) and the scan of a range agree.
-	all, err := r.History(context.Background(), Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scan, err := r.History(context.Background(), Query{Since: now.AddDate(-1, 0, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	all, scan := history(t, r, Query{}), history(t, r, Query{Since: now.AddDate(-1, 0, 0)})
 	if fmt.Sprint(all.Total, all.BySpeed, all.ByOpponent) != fmt.Sprint(scan.Total, scan.BySpeed, scan.ByOpponent) || all.Total.Games != 8 {
 		t.Errorf("tallies and scan differ:\n%+v\n%+v", all, scan)
 	}
-	rep, err = r.History(context.Background(), Query{Opponent: "BOB"})
-	if err != nil || rep.Total.Games != 3 || len(rep.ByOpponent) != 1 || len(rep.Last) != 4 {
-		t.Errorf("bob's history: %+v %v", rep, err)
+	if rep = history(t, r, Query{Opponent: "BOB"}); rep.Total.Games != 3 || len(rep.ByOpponent) != 1 || len(rep.Last) != 4 {
+		t.Errorf("bob's history: %+v", rep)
 	}
 }
 
@@ -140,12 +124,7 @@ func TestBackupWhileWriting(t *testing.T) {
 			t.Errorf("%s: %d games against alice, %v", path, rep.Total.Games, err)
 		}
 	}
-	raw, _ := sql.Open("sqlite", backup)
-	defer raw.Close()
-	var check string
-	if raw.QueryRow("PRAGMA integrity_check").Scan(&check); check != "ok" {
-		t.Errorf("backup integrity: %q", check)
-	}
+	openIntact(t, backup)
 }
 
 // BenchmarkHistory100k answers the history over 100 000 games, all of
@@ -208,15 +187,8 @@ func TestTallyByMatchesHistory(t *testing.T) {
 		d.AddGame(g)
 	}
 	d.Flush(context.Background())
-	r, err := OpenReadOnly(context.Background(), d.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rep, err := r.History(context.Background(), Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, d.Path())
+	rep := history(t, r, Query{})
 	mem := TallyBy(d.RecentGames(1000), func(g *Game) string { return g.Opponent }, true)
 	if fmt.Sprint(mem) != fmt.Sprint(rep.ByOpponent) {
 		t.Errorf("in memory:\n%+v\nhistory:\n%+v", mem, rep.ByOpponent)
@@ -225,10 +197,7 @@ func TestTallyByMatchesHistory(t *testing.T) {
 	// tallies less the games before it; both agree with memory.
 	for _, from := range []int{10, 50} {
 		since := now.Add(time.Duration(from) * time.Minute)
-		rep, err := r.History(context.Background(), Query{Since: since})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := history(t, r, Query{Since: since})
 		var in []Game
 		for _, g := range d.RecentGames(1000) {
 			if !g.Ended.Before(since) {
@@ -240,4 +209,25 @@ func TestTallyByMatchesHistory(t *testing.T) {
 			t.Errorf("since game %d: in memory:\n%+v\nhistory:\n%+v", from, mem, rep.ByOpponent)
 		}
 	}
+}
+
+// openReader opens the store at path read-only until the test ends.
+func openReader(t *testing.T, path string) *Reader {
+	t.Helper()
+	r, err := OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// history runs q on r, failing the test on an error.
+func history(t *testing.T, r *Reader, q Query) *Report {
+	t.Helper()
+	rep, err := r.History(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -345,15 +345,8 @@ func TestBadRows(t *testing.T) {
 	if got := d.RecentGames(10); len(got) != 1 || got[0].ID != "good" {
 		t.Errorf("games read back: %d, want only the good one", len(got))
 	}
-	r, err := OpenReadOnly(context.Background(), d.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rep, err := r.History(context.Background(), Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, d.Path())
+	rep := history(t, r, Query{})
 	text := strings.Join(rep.Errors, "\n")
 	for _, want := range []string{`game "newres": result "forfeit"`, `game "rating": opponent rating 99999`,
 		`game "sources": move sources "book:4"`, `game "colour": colour "green"`, "2 games with a result this build does not know or a rating out of range"} {
