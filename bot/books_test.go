@@ -18,10 +18,11 @@ import (
 )
 
 // bookLine is a book entry: the position after moves (UCI, from the
-// start), the book move and its weight.
+// start, or from fen when set), the book move and its weight.
 type bookLine struct {
 	after, move string
 	weight      uint16
+	fen         string
 }
 
 // writeBook writes a small Polyglot book of lines into a temporary file:
@@ -34,7 +35,14 @@ func writeBook(t *testing.T, name string, lines []bookLine) string {
 	}
 	var entries []entry
 	for _, l := range lines {
-		g := board.NewGame(board.StartPosition())
+		start := board.StartPosition()
+		if l.fen != "" {
+			var err error
+			if start, err = board.ParseFEN(l.fen); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := board.NewGame(start)
 		for _, m := range strings.Fields(l.after) {
 			if err := g.PlayUCI(m); err != nil {
 				t.Fatal(err)
@@ -64,7 +72,7 @@ func writeBook(t *testing.T, name string, lines []bookLine) string {
 // TestBookInGame: PONDEROSA_BOOK alone, the single-book form.
 func TestBookInGame(t *testing.T) {
 	t.Parallel()
-	path := writeBook(t, "book.bin", []bookLine{{"", "g1f3", 1}})
+	path := writeBook(t, "book.bin", []bookLine{{"", "g1f3", 1, ""}})
 	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_BOOK": path})
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
@@ -87,9 +95,9 @@ func TestBookInGame(t *testing.T) {
 // book it came from.
 func TestBookPerSpeed(t *testing.T) {
 	t.Parallel()
-	bullet := writeBook(t, "bullet.bin", []bookLine{{"", "e2e4", 1}, {"e2e4 e7e5", "g1f3", 1}})
-	blitz := writeBook(t, "blitz.bin", []bookLine{{"", "d2d4", 3}, {"", "c2c4", 2}, {"d2d4 d7d5", "c2c4", 1}})
-	general := writeBook(t, "general.bin", []bookLine{{"", "b1c3", 1}, {"e2e4 e7e5", "b1c3", 1}, {"d2d4 d7d5", "b1c3", 1}})
+	bullet := writeBook(t, "bullet.bin", []bookLine{{"", "e2e4", 1, ""}, {"e2e4 e7e5", "g1f3", 1, ""}})
+	blitz := writeBook(t, "blitz.bin", []bookLine{{"", "d2d4", 3, ""}, {"", "c2c4", 2, ""}, {"d2d4 d7d5", "c2c4", 1, ""}})
+	general := writeBook(t, "general.bin", []bookLine{{"", "b1c3", 1, ""}, {"e2e4 e7e5", "b1c3", 1, ""}, {"d2d4 d7d5", "b1c3", 1, ""}})
 	h := setup(t, fakelichess.Options{}, map[string]string{
 		"PONDEROSA_BOOKS": bullet + ":speeds=bullet:max_ply=4 ; " + blitz + ":speeds=blitz:select=best:name=blitz5",
 		"PONDEROSA_BOOK":  general,
@@ -121,6 +129,37 @@ func TestBookPerSpeed(t *testing.T) {
 	if strings.Contains(h.logs.String(), "source=book:general") {
 		t.Errorf("the last-resort book played in a game its speed book covered\nlogs:\n%s", h.logs.String())
 	}
+	// The PGN comments name the book.
+	h.stop()
+	files, _ := filepath.Glob(filepath.Join(h.cfg.PGNDir, "*.pgn"))
+	var all string
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		all += string(data)
+	}
+	for _, want := range []string{"1. e4 { [%clk 0:01:00] book:bullet: e4, weight 1 of 1, 1 moves }", "book:blitz5: d4, weight 3 of 5, 2 moves"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the PGN files:\n%s", want, all)
+		}
+	}
+}
+
+// TestBookChess960Castling: a Chess960 game against the fake whose book
+// move is castling, written king takes rook (d1g1): the bot castles (king
+// to g1, rook to f1); a standard book asked first, with another move for
+// the same position, is not used in Chess960.
+func TestBookChess960Castling(t *testing.T) {
+	t.Parallel()
+	fen := "1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K2R1 w GBgb - 0 1"
+	std := writeBook(t, "std.bin", []bookLine{{"", "b1a1", 1, fen}})
+	c960 := writeBook(t, "c960.bin", []bookLine{{"", "d1g1", 1, fen}})
+	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_BOOKS": std + ";" + c960 + ":variants=chess960"})
+	h.start()
+	g := h.play(fakelichess.ChallengeSpec{Variant: "chess960", FEN: fen, ClockLimit: time.Minute, Color: "black",
+		Opponent: fakelichess.Scripted(nil, nil)}, 30*time.Second)
+	if len(g.Moves) != 1 || g.Moves[0] != "d1g1" || !strings.HasPrefix(g.FEN, "1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 b") {
+		t.Errorf("moves %v, position %s: want d1g1 castling king side\nlogs:\n%s", g.Moves, g.FEN, h.logs.String())
+	}
 }
 
 // TestBookSeedReplay: with PONDEROSA_BOOK_SEED the weighted choice is a
@@ -134,7 +173,7 @@ func TestBookSeedReplay(t *testing.T) {
 	var ml board.MoveList
 	start.GenerateLegal(&ml)
 	for _, m := range ml.Slice() {
-		lines = append(lines, bookLine{"", start.UCI(m), 10})
+		lines = append(lines, bookLine{"", start.UCI(m), 10, ""})
 	}
 	path := writeBook(t, "wide.bin", lines)
 	firstMove := func(bookSeed string) (string, string) {
@@ -174,7 +213,7 @@ func TestBookSeedReplay(t *testing.T) {
 // the start with the variable it came from.
 func TestBookErrorsNamed(t *testing.T) {
 	t.Parallel()
-	good := writeBook(t, "good.bin", []bookLine{{"", "e2e4", 1}})
+	good := writeBook(t, "good.bin", []bookLine{{"", "e2e4", 1, ""}})
 	text := filepath.Join(t.TempDir(), "notes.bin")
 	os.WriteFile(text, []byte("not a book at all"), 0o644)
 	for _, c := range []struct {
