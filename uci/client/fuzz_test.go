@@ -28,7 +28,7 @@ func FuzzEngineLines(f *testing.F) {
 		if len(fields) > 0 && fields[0] == "info" {
 			fields = fields[1:]
 		}
-		if in, err := parseUCIInfo(fields); err == nil && in.Mate != 0 && in.CP != 0 {
+		if in, err := ParseUCIInfo(fields); err == nil && in.Mate != 0 && in.CP != 0 {
 			t.Fatalf("a mate and a centipawn score at once: %+v", in)
 		}
 		if len(fields) > 0 && fields[0] == "option" {

@@ -266,7 +266,7 @@ func (uciDriver) search(e *Engine, s *Search) (BestMove, error) {
 			}
 			switch f[0] {
 			case "info":
-				info, err := parseUCIInfo(f[1:])
+				info, err := ParseUCIInfo(f[1:])
 				if err != nil {
 					continue // a malformed report is skipped, not a fault
 				}
@@ -363,9 +363,10 @@ func goCommand(l Limits) string {
 	return b.String()
 }
 
-// parseUCIInfo reads the tokens after "info". Unknown tokens are skipped;
+// ParseUCIInfo reads the tokens after "info" (the engine's client and
+// uci/match both read info lines with it). Unknown tokens are skipped;
 // a known field with a bad value is an error.
-func parseUCIInfo(f []string) (Info, error) {
+func ParseUCIInfo(f []string) (Info, error) {
 	var in Info
 	num := func(i int) (int64, error) {
 		if i+1 >= len(f) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/uci/client"
 )
 
 // EngineSpec says how to run one engine.
@@ -285,7 +286,9 @@ func (u *uciPlayer) move(ctx context.Context, req moveRequest) (moveReply, error
 		}
 		switch f[0] {
 		case "info":
-			parseInfo(f[1:], &r)
+			if in, err := client.ParseUCIInfo(f[1:]); err == nil {
+				r.noteScore(in)
+			}
 		case "bestmove":
 			r.elapsed = time.Since(sent)
 			if len(f) < 2 {
@@ -317,53 +320,22 @@ func (u *uciPlayer) recoverFromTimeout(ctx context.Context) {
 	}
 }
 
-// parseInfo picks depth and score out of a UCI info line (tokens after
-// "info"). Lines with a bound or multipv > 1 are ignored for the score.
-func parseInfo(f []string, r *moveReply) {
-	depth, cp, mate, has, bound, multipv := 0, 0, 0, false, false, 1
-	for i := 0; i < len(f); i++ {
-		switch f[i] {
-		case "string":
-			return
-		case "depth":
-			if i+1 < len(f) {
-				depth, _ = strconv.Atoi(f[i+1])
-				i++
-			}
-		case "multipv":
-			if i+1 < len(f) {
-				multipv, _ = strconv.Atoi(f[i+1])
-				i++
-			}
-		case "lowerbound", "upperbound":
-			bound = true
-		case "score":
-			if i+2 < len(f) {
-				v, err := strconv.Atoi(f[i+2])
-				if err == nil {
-					switch f[i+1] {
-					case "cp":
-						cp, mate, has = v, 0, true
-					case "mate":
-						mate, has = v, true
-						if v > 0 {
-							cp = 100000 - (2*v - 1)
-						} else {
-							cp = -100000 - 2*v
-						}
-					}
-				}
-				i += 2
-			}
-		case "pv":
-			i = len(f)
-		}
+// noteScore keeps the score of an info line when it is the exact score of
+// the main line (bounds and multipv > 1 are passed over). Mates become
+// ±(100000 - plies to mate).
+func (r *moveReply) noteScore(in client.Info) {
+	if !in.HasScore || in.Bound != client.Exact || in.MultiPV > 1 {
+		return
 	}
-	if has && !bound && multipv <= 1 {
-		r.hasScore, r.score, r.mate = true, cp, mate
-		if depth > 0 {
-			r.depth = depth
-		}
+	r.hasScore, r.score, r.mate = true, in.CP, in.Mate
+	switch {
+	case in.Mate > 0:
+		r.score = 100000 - (2*in.Mate - 1)
+	case in.Mate < 0:
+		r.score = -100000 - 2*in.Mate
+	}
+	if in.Depth > 0 {
+		r.depth = in.Depth
 	}
 }
 
