@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Book is one Polyglot opening book (PONDEROSA_BOOKS, PONDEROSA_BOOK): the
@@ -153,7 +155,7 @@ func (c *Config) checkBookNames() []error {
 			name = BookName(b.Path)
 		}
 		if j, dup := names[name]; dup {
-			errs = append(errs, fmt.Errorf("%s: books %s and %s (%s) are both named %q: give one a name=", from[i], books[j].Path, b.Path, from[j], name))
+			errs = append(errs, fmt.Errorf("%s: books %s and %s (%s) are both named %q: give one a name=", from[i], plain(books[j].Path), plain(b.Path), from[j], name))
 		}
 		names[name] = i
 	}
@@ -195,10 +197,10 @@ func parseBook(entry string) (Book, error) {
 		k, val, ok := strings.Cut(f, "=")
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if !ok {
-			return b, fmt.Errorf("%s: %q is not key=value (a path cannot hold \":\")", b.Path, clipWord(f))
+			return b, fmt.Errorf("%s: %q is not key=value (a path cannot hold \":\")", plain(b.Path), clipWord(f))
 		}
 		if seen[k] {
-			return b, fmt.Errorf("%s: %s given twice", b.Path, k)
+			return b, fmt.Errorf("%s: %s given twice", plain(b.Path), plain(k))
 		}
 		seen[k] = true
 		var err error
@@ -219,8 +221,17 @@ func parseBook(entry string) (Book, error) {
 			err = errors.New("unknown key: want speeds, variants, select, min_weight, max_ply or name")
 		}
 		if err != nil {
-			return b, fmt.Errorf("%s: %s: %w, got %q", b.Path, clipWord(k), err, clipWord(val))
+			return b, fmt.Errorf("%s: %s: %w, got %q", plain(b.Path), plain(clipWord(k)), err, clipWord(val))
 		}
 	}
 	return b, nil
+}
+
+// plain is s for an error message: as it is when every character is
+// printable, else quoted (a line break must not split the message).
+func plain(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
