@@ -15,11 +15,10 @@ import (
 	"github.com/ponderosa-chess/ponderosa/lichess"
 )
 
-// Matchmaking waits: how long a bot that declined is left alone, how long
-// an unanswered challenge of ours lives, and the pause after a failure.
+// Matchmaking waits: how long an unanswered challenge of ours lives, and
+// the pause after a failure. What a decline backs off, and for how long,
+// is in matchmaking_declines.go.
 const (
-	refusedPause   = time.Hour
-	laterPause     = 10 * time.Minute
 	outgoingExpiry = 30 * time.Second
 	failurePause   = time.Minute
 )
@@ -28,46 +27,60 @@ const (
 // used by the event loop goroutine only.
 type matchmaker struct {
 	cfg       config.Matchmaking
+	offers    []offer // what the settings allow, weighted
 	rng       *rand.Rand
 	idleSince time.Time
 	out       string // our unanswered challenge
 	outTo     string
+	outOffer  offer
 	outAt     time.Time
 	pauseTill time.Time
-	refused   map[string]time.Time // bot id → leave it alone until
-	mem       store.Store          // remembers refused across restarts
+	// refused is the memory of declines: opponent id → scope → refusal
+	// (matchmaking_declines.go), kept in mem across restarts.
+	refused map[string]map[string]store.Refusal
+	mem     store.Store
 }
 
 func newMatchmaker(cfg config.Matchmaking, mem store.Store) matchmaker {
-	return matchmaker{cfg: cfg, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6d6d)),
-		refused: map[string]time.Time{}, mem: mem}
+	return matchmaker{cfg: cfg, offers: offersOf(cfg), rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x6d6d)),
+		refused: map[string]map[string]store.Refusal{}, mem: mem}
 }
 
-// refuse leaves the bot alone until until, and remembers why.
-func (m *matchmaker) refuse(id string, until time.Time, reason string) {
-	m.refused[id] = until
-	m.mem.SetRefusal(store.Refusal{Opponent: id, Reason: reason, Until: until})
-}
-
-// gone forgets our challenge id once it became a game or was cancelled.
+// gone forgets our challenge id once it was cancelled.
 func (m *matchmaker) gone(id string) {
 	if id == m.out {
 		m.out = ""
 	}
 }
 
-// declined records that a bot declined our challenge.
+// started notes that game id began: when it is our challenge's, the
+// opponent's declines in a row are forgotten.
+func (m *matchmaker) started(id string) {
+	if id == m.out && id != "" {
+		m.accepted(m.outTo, time.Now())
+		m.out = ""
+	}
+}
+
+// declined records that a bot declined our challenge, backing off what
+// the reason says.
 func (m *matchmaker) declined(id string, reason lichess.DeclineReason, log *slog.Logger) {
 	if id != m.out || id == "" {
 		return
 	}
-	pause := refusedPause
-	if reason.Is(lichess.DeclineLater) {
-		pause = laterPause
-	}
-	log.Info("matchmaking challenge declined", "opponent", m.outTo, "reason", reason, "retry_after", pause)
-	m.refuse(m.outTo, time.Now().Add(pause), string(reason))
+	b := backoffFor(reason, m.outOffer)
+	until := m.backOff(m.outTo, string(reason), b, time.Now())
+	log.Info("matchmaking challenge declined", "opponent", m.outTo, "reason", reason, "offer", m.outOffer.String(),
+		"backs_off", scopeText(b.scope), "until", until.Round(time.Second))
 	m.out = ""
+}
+
+// scopeText names a scope for the log.
+func scopeText(scope string) string {
+	if scope == scopeOpponent {
+		return "the opponent"
+	}
+	return scope
 }
 
 // matchmake sends a challenge to a random online bot when the service has
@@ -89,7 +102,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		s.mu.Lock()
 		delete(s.pending, m.out)
 		s.mu.Unlock()
-		m.refuse(m.outTo, now.Add(laterPause), "unanswered")
+		m.backOff(m.outTo, "unanswered", backoffLater, now)
 		m.out = ""
 	}
 	switch {
@@ -103,45 +116,22 @@ func (s *Service) matchmake(ctx context.Context) {
 		s.log.Info("matchmaking paused: "+botQuotaText(m.pauseTill), "until", m.pauseTill)
 		return
 	}
-	tc := pickTimeControl(m.rng, m.cfg.TimeControls)
-	speed := string(lichess.SpeedOf(tc.Base, tc.Increment))
 	bots, err := s.api.OnlineBots(ctx, 100)
 	if err != nil {
 		s.log.Warn("matchmaking: cannot list online bots", "err", err)
 		m.pauseTill = now.Add(failurePause)
 		return
 	}
-	ours := ratingOf(s.me, speed)
-	var pool []lichess.User
-	nextFree := now.Add(failurePause) // the earliest end of a refusal among the online bots
-	for _, b := range bots {
-		id := strings.ToLower(b.ID)
-		if id == s.me.ID || slices.Contains(s.cfg.Policy.Block, id) {
-			continue
-		}
-		if until := m.refused[id]; now.Before(until) {
-			if until.Before(nextFree) {
-				nextFree = until
-			}
-			continue
-		}
-		if d := m.cfg.MaxRatingDiff; d > 0 {
-			if r := ratingOf(&b, speed); r < ours-d || r > ours+d {
-				continue
-			}
-		}
-		pool = append(pool, b)
-	}
+	o, pool, nextFree := m.choose(s, bots, now)
 	if len(pool) == 0 {
-		s.log.Debug("matchmaking: no suitable online bot", "speed", speed)
+		s.log.Debug("matchmaking: no suitable online bot for any offer")
 		m.pauseTill = nextFree // no longer than until a bot left alone is free again
 		return
 	}
 	opp := pool[m.rng.IntN(len(pool))]
 	cctx, cancel := context.WithTimeout(ctx, actionTimeout)
 	defer cancel()
-	ch, err := s.api.CreateChallenge(cctx, opp.Username, lichess.ChallengeParams{Rated: m.cfg.Rated,
-		ClockLimit: int(tc.Base / time.Second), ClockIncrement: int(tc.Increment / time.Second)})
+	ch, err := s.api.CreateChallenge(cctx, opp.Username, o.params())
 	var rl *lichess.RateLimitError
 	var ae *lichess.APIError
 	if d, ok := lichess.OpponentLimited(err); ok {
@@ -150,7 +140,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		if d <= 0 {
 			d = failurePause
 		}
-		m.refuse(strings.ToLower(opp.ID), now.Add(d), "out of bot games")
+		m.leaveAlone(strings.ToLower(opp.ID), "out of bot games", now.Add(d))
 		return
 	}
 	switch {
@@ -164,20 +154,61 @@ func (s *Service) matchmake(ctx context.Context) {
 		return
 	case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 		s.log.Info("matchmaking: challenge refused", "opponent", opp.Username, "err", err)
-		m.refuse(strings.ToLower(opp.ID), now.Add(refusedPause), "challenge refused")
+		m.backOff(strings.ToLower(opp.ID), "challenge refused", backoffGeneric, now)
 		return
 	case err != nil:
 		s.log.Warn("matchmaking: challenge failed", "opponent", opp.Username, "err", err)
 		m.pauseTill = now.Add(failurePause)
 		return
 	}
-	s.log.Info("matchmaking challenge", "challenge_id", ch.ID, "opponent", opp.Username, "time_control", tc.String(), "rated", m.cfg.Rated)
-	m.out, m.outTo, m.outAt = ch.ID, strings.ToLower(opp.ID), now
-	m.mem.AddChallenge(store.Challenge{ID: ch.ID, At: now, Outgoing: true, Opponent: m.outTo, Variant: "standard",
-		Speed: speed, Rated: m.cfg.Rated, Decision: "sent"})
+	s.log.Info("matchmaking challenge", "challenge_id", ch.ID, "opponent", opp.Username, "time_control", o.tc.String(),
+		"variant", o.variant, "rated", o.rated)
+	m.out, m.outTo, m.outOffer, m.outAt = ch.ID, strings.ToLower(opp.ID), o, now
+	m.mem.AddChallenge(store.Challenge{ID: ch.ID, At: now, Outgoing: true, Opponent: m.outTo, Variant: o.variant,
+		Speed: o.speed(), Rated: o.rated, Decision: "sent"})
 	s.mu.Lock()
 	s.pending[ch.ID] = now
 	s.mu.Unlock()
+}
+
+// choose draws an offer by the weights and the online bots that may get
+// it (not us, not blocked, within the rating distance in the offer's perf,
+// not backed off for it); an offer no bot may get is set aside and another
+// drawn, so a bot that declined one time control, variant or mode is still
+// offered the others. With no offer for anyone, nextFree is the earliest
+// end of a refusal that held a bot back (at most failurePause away).
+func (m *matchmaker) choose(s *Service, bots []lichess.User, now time.Time) (o offer, pool []lichess.User, nextFree time.Time) {
+	nextFree = now.Add(failurePause)
+	cands := slices.Clone(m.offers)
+	for len(cands) > 0 {
+		i := pickOffer(m.rng, cands)
+		o = cands[i]
+		ours := ratingOf(s.me, o.perf())
+		pool = pool[:0]
+		for _, b := range bots {
+			id := strings.ToLower(b.ID)
+			if id == s.me.ID || slices.Contains(s.cfg.Policy.Block, id) {
+				continue
+			}
+			if no, until := m.blocked(id, o, now); no {
+				if until.Before(nextFree) {
+					nextFree = until
+				}
+				continue
+			}
+			if d := m.cfg.MaxRatingDiff; d > 0 {
+				if r := ratingOf(&b, o.perf()); r < ours-d || r > ours+d {
+					continue
+				}
+			}
+			pool = append(pool, b)
+		}
+		if len(pool) > 0 {
+			return o, pool, nextFree
+		}
+		cands = slices.Delete(cands, i, i+1)
+	}
+	return offer{}, nil, nextFree
 }
 
 // ratingOf returns u's rating in speed, 1500 when unknown.

@@ -29,9 +29,7 @@ func (s *Service) restoreMemory(now time.Time) {
 			s.log.Warn("restored: "+botQuotaText(w.Until), "until", w.Until)
 		}
 	}
-	for _, r := range s.mem.Refusals(now) {
-		s.mm.refused[r.Opponent] = r.Until
-	}
+	s.mm.restore(s.mem.Refusals(now))
 	games := s.mem.RecentGames(maxRecent)
 	for i := len(games) - 1; i >= 0; i-- {
 		g := games[i]

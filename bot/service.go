@@ -377,7 +377,7 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 		s.mu.Unlock()
 	case *lichess.GameStartEvent:
 		g := e.Game
-		s.mm.gone(g.GameID)
+		s.mm.started(g.GameID)
 		s.mu.Lock()
 		delete(s.pending, g.GameID)
 		s.mu.Unlock()

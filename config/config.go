@@ -204,26 +204,53 @@ type Matchmaking struct {
 	// Idle is how long the bot must have been without games, challenges
 	// or a queue before it sends a challenge.
 	Idle time.Duration
-	// TimeControls are picked at random for each challenge.
+	// TimeControls are picked at random for each challenge, as often as
+	// their weights say; those with Days are correspondence.
 	TimeControls []TimeControl
-	// Rated sends rated challenges.
-	Rated bool
+	// Variants are picked at random for each challenge, as often as their
+	// weights say (standard, chess960).
+	Variants []VariantWeight
+	// Rated and Casual are the modes challenges are sent in (at least one;
+	// both: either, half and half).
+	Rated, Casual bool
 	// MaxRatingDiff bounds the distance between the opponent's rating and
 	// ours in that speed; 0 = any.
 	MaxRatingDiff int
 }
 
-// TimeControl is a real-time clock: initial time plus increment per move.
+// TimeControl is a real-time clock (initial time plus increment per move)
+// or, with Days, a correspondence game's days per move.
 type TimeControl struct {
 	Base, Increment time.Duration
+	Days            int
 	// Weight is how often matchmaking picks it, relative to the others
 	// (1 to 100; "3+2*4" in the setting).
 	Weight int
 }
 
-// String writes the time control the Lichess way: minutes+seconds, "3+2".
+// String writes the time control the Lichess way: minutes+seconds, "3+2",
+// or days per move, "2d".
 func (tc TimeControl) String() string {
+	if tc.Days > 0 {
+		return strconv.Itoa(tc.Days) + "d"
+	}
 	return strconv.FormatFloat(tc.Base.Minutes(), 'f', -1, 64) + "+" + strconv.Itoa(int(tc.Increment/time.Second))
+}
+
+// Estimate is the time control's expected length per player, the way
+// Lichess ranks speeds: base + 40 × increment, or the days per move.
+func (tc TimeControl) Estimate() time.Duration {
+	if tc.Days > 0 {
+		return time.Duration(tc.Days) * 24 * time.Hour
+	}
+	return tc.Base + 40*tc.Increment
+}
+
+// VariantWeight is a matchmaking variant and how often it is picked,
+// relative to the others (1 to 100).
+type VariantWeight struct {
+	Variant string
+	Weight  int
 }
 
 // ShutdownMode says what the bot does with running games when it stops.
@@ -297,6 +324,12 @@ func (c *Config) crossCheck() []error {
 	}
 	if p.MinIncrement > p.MaxIncrement {
 		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_INCREMENT: must not exceed PONDEROSA_MAX_INCREMENT (%v > %v)", p.MinIncrement, p.MaxIncrement))
+	}
+	for _, tc := range c.Matchmaking.TimeControls {
+		if tc.Days > 0 && !p.Correspondence {
+			errs = append(errs, fmt.Errorf("PONDEROSA_MATCHMAKING_TIME_CONTROLS: %s is correspondence, which needs PONDEROSA_CORRESPONDENCE=true", tc))
+			break
+		}
 	}
 	if p.MinDays > p.MaxDays {
 		errs = append(errs, fmt.Errorf("PONDEROSA_MIN_DAYS: must not exceed PONDEROSA_MAX_DAYS (%d > %d)", p.MinDays, p.MaxDays))

@@ -253,10 +253,23 @@ var settings = []setting{
 			c.Matchmaking.Idle, err = parseDuration(v, time.Second, 24*time.Hour)
 			return
 		}},
-	{Setting: Setting{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "1+1,3+0,3+2,5+3", "time controls to pick from, minutes+seconds, comma-separated, each optionally *weight (1 to 100, default 1: \"3+0*3,5+3\" picks 3+0 three times as often); minutes 0.25 to 180, seconds 0 to 60, not UltraBullet"},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "1+1,3+0,3+2,5+3", "time controls to pick from, minutes+seconds or days per move (\"2d\": correspondence, needs PONDEROSA_CORRESPONDENCE=true), comma-separated, each optionally *weight (1 to 100, default 1: \"3+0*3,5+3\" picks 3+0 three times as often); minutes 0.25 to 180, seconds 0 to 60, not UltraBullet; days 1, 2, 3, 5, 7, 10 or 14"},
 		set: func(c *Config, v string) (err error) { c.Matchmaking.TimeControls, err = parseTimeControls(v); return }},
-	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATED", "false", "send rated matchmaking challenges (true/false)"},
-		set: func(c *Config, v string) (err error) { c.Matchmaking.Rated, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_VARIANTS", "standard", "variants to challenge in, comma-separated from standard, chess960, each optionally *weight (1 to 100: \"standard*3,chess960\" picks chess960 one challenge in four)"},
+		set: func(c *Config, v string) (err error) { c.Matchmaking.Variants, err = parseVariantWeights(v); return }},
+	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATED", "false", "mode of matchmaking challenges: true (rated), false (casual) or both (either, half and half; an opponent who declined one mode gets the other)"},
+		set: func(c *Config, v string) error {
+			if strings.EqualFold(strings.TrimSpace(v), "both") {
+				c.Matchmaking.Rated, c.Matchmaking.Casual = true, true
+				return nil
+			}
+			r, err := parseBool(v)
+			if err != nil {
+				return errors.New("must be true, false or both")
+			}
+			c.Matchmaking.Rated, c.Matchmaking.Casual = r, !r
+			return nil
+		}},
 	{Setting: Setting{"PONDEROSA_MATCHMAKING_RATING_DIFF", "300", "challenge only bots within this many rating points of ours (0 = any, up to 3000)"},
 		set: func(c *Config, v string) (err error) { c.Matchmaking.MaxRatingDiff, err = parseInt(v, 0, 3000); return }},
 
@@ -622,10 +635,11 @@ func parseAddr(v string) (string, error) {
 	return v, nil
 }
 
-// parseTimeControls parses "1+1,3+0,0.5+1": minutes (one of the Lichess
+// parseTimeControls parses "1+1,3+0,0.5+1,2d": minutes (one of the Lichess
 // values: 0.25, 0.5, 0.75, 1, 1.5, or whole minutes up to 180) plus seconds
-// (0 to 60). UltraBullet (base + 40×increment under 30 s) is refused: bots
-// cannot be challenged to it.
+// (0 to 60), or days per move (correspondence: 1, 2, 3, 5, 7, 10, 14), each
+// optionally *weight. UltraBullet (base + 40×increment under 30 s) is
+// refused: bots cannot be challenged to it.
 func parseTimeControls(v string) ([]TimeControl, error) {
 	var out []TimeControl
 	for _, f := range strings.Split(v, ",") {
@@ -640,6 +654,14 @@ func parseTimeControls(v string) ([]TimeControl, error) {
 				return nil, fmt.Errorf("bad weight in %q: want minutes+seconds*weight, weight 1 to 100", clipWord(f))
 			}
 			f, weight = strings.TrimSpace(tcs), n
+		}
+		if d, ok := strings.CutSuffix(f, "d"); ok {
+			days, err := strconv.Atoi(strings.TrimSpace(d))
+			if err != nil || !slices.Contains(lichess.CorrespondenceDays, days) {
+				return nil, fmt.Errorf("bad days per move %q: want 1d, 2d, 3d, 5d, 7d, 10d or 14d", clipWord(f))
+			}
+			out = append(out, TimeControl{Days: days, Weight: weight})
+			continue
 		}
 		b, i, ok := strings.Cut(f, "+")
 		mins, err1 := strconv.ParseFloat(strings.TrimSpace(b), 64)
@@ -662,6 +684,55 @@ func parseTimeControls(v string) ([]TimeControl, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("must list at least one time control such as 3+2")
+	}
+	return out, nil
+}
+
+// ParseTimeControl parses one time control as
+// PONDEROSA_MATCHMAKING_TIME_CONTROLS writes it ("3+2", "0.5+0", "2d").
+func ParseTimeControl(v string) (TimeControl, error) {
+	if strings.ContainsAny(v, ",*") {
+		return TimeControl{}, fmt.Errorf("bad time control %q: want one, such as 3+2", clipWord(v))
+	}
+	tcs, err := parseTimeControls(v)
+	if err != nil {
+		return TimeControl{}, err
+	}
+	return tcs[0], nil
+}
+
+// MatchmakingVariants are the variants matchmaking can challenge in: those
+// the engine plays from their usual start (fromPosition needs a position).
+var MatchmakingVariants = []string{"standard", "chess960"}
+
+// parseVariantWeights parses "standard*3,chess960": variants of
+// MatchmakingVariants, each optionally *weight (1 to 100, default 1).
+func parseVariantWeights(v string) ([]VariantWeight, error) {
+	var out []VariantWeight
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		weight := 1
+		if name, w, ok := strings.Cut(f, "*"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(w))
+			if err != nil || n < 1 || n > 100 {
+				return nil, fmt.Errorf("bad weight in %q: want variant*weight, weight 1 to 100", clipWord(f))
+			}
+			f, weight = strings.TrimSpace(name), n
+		}
+		i := indexFold(MatchmakingVariants, f)
+		if i < 0 {
+			return nil, fmt.Errorf("unknown variant %q: must be one of %s", clipWord(f), strings.Join(MatchmakingVariants, ", "))
+		}
+		if slices.ContainsFunc(out, func(x VariantWeight) bool { return x.Variant == MatchmakingVariants[i] }) {
+			return nil, fmt.Errorf("variant %q listed twice", MatchmakingVariants[i])
+		}
+		out = append(out, VariantWeight{Variant: MatchmakingVariants[i], Weight: weight})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("must list at least one of %s", strings.Join(MatchmakingVariants, ", "))
 	}
 	return out, nil
 }

@@ -457,6 +457,10 @@ func (s *GameState) TakebackProposed(c Color) bool {
 	return c == Black && s.BTakeback
 }
 
+// CorrespondenceDays are the days per move a correspondence challenge may
+// have (lila's Challenge.TimeControl.Correspondence choices).
+var CorrespondenceDays = []int{1, 2, 3, 5, 7, 10, 14}
+
 // ChallengeParams describes a challenge to create (matchmaking). A real-time
 // game needs ClockLimit and ClockIncrement (both in SECONDS; ClockLimit one
 // of 0, 15, 30, 45, 60, 90 or a multiple of 60 up to 10800); Days makes a

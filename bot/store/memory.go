@@ -20,14 +20,14 @@ type Memory struct {
 	ids      map[string]struct{} // of games
 	quotas   map[string]QuotaWindow
 	overhead *Overhead
-	refusals map[string]Refusal
+	refusals map[refusalKey]Refusal
 	health   Health
 	changed  chan struct{} // closed and replaced at every change
 }
 
 // NewMemory returns an empty, healthy Memory.
 func NewMemory() *Memory {
-	return &Memory{ids: map[string]struct{}{}, quotas: map[string]QuotaWindow{}, refusals: map[string]Refusal{},
+	return &Memory{ids: map[string]struct{}{}, quotas: map[string]QuotaWindow{}, refusals: map[refusalKey]Refusal{},
 		changed: make(chan struct{})}
 }
 
@@ -144,13 +144,21 @@ func (m *Memory) Overhead() (Overhead, bool) {
 	return o, true
 }
 
+// refusalKey is a refusal's opponent and scope.
+type refusalKey struct{ opponent, scope string }
+
 // SetRefusal implements Store.
 func (m *Memory) SetRefusal(r Refusal) {
 	r.Opponent = strings.ToLower(r.Opponent)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	defer m.notify()
-	m.refusals[r.Opponent] = r
+	k := refusalKey{r.Opponent, r.Scope}
+	if r.Until.IsZero() {
+		delete(m.refusals, k)
+		return
+	}
+	m.refusals[k] = r
 }
 
 // Refusals implements Store.
@@ -159,11 +167,16 @@ func (m *Memory) Refusals(now time.Time) []Refusal {
 	defer m.mu.Unlock()
 	var out []Refusal
 	for _, r := range m.refusals {
-		if r.Until.After(now) {
+		if r.Until.After(now.Add(-RefusalMemory)) {
 			out = append(out, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Opponent < out[j].Opponent })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Opponent != out[j].Opponent {
+			return out[i].Opponent < out[j].Opponent
+		}
+		return out[i].Scope < out[j].Scope
+	})
 	return out
 }
 
@@ -280,7 +293,7 @@ func (m *Memory) prune(cut, now time.Time) {
 		}
 	}
 	for k, r := range m.refusals {
-		if !r.Until.After(now) {
+		if !r.Until.After(now.Add(-RefusalMemory)) {
 			delete(m.refusals, k)
 		}
 	}

@@ -94,6 +94,21 @@ var migrations = []string{
 		tallyTrigger("update", "AFTER UPDATE", "OLD", "NEW") + `
 	INSERT INTO tallies (speed, opponent, name, wins, draws, losses, aborted, other, rated, rating_sum, diff)
 		SELECT speed, opponent, MAX(opponent_name), ` + tallySums + ` FROM games GROUP BY speed, opponent;`,
+
+	// 4: matchmaking's memory per opponent and scope: a decline backs off
+	// what was declined (a time control, a variant, a mode) or the whole
+	// opponent (scope ''), and counts the declines in a row for the
+	// exponential pauses. The rows of opponents become whole-opponent rows.
+	`CREATE TABLE refusals (
+		opponent TEXT NOT NULL,
+		scope TEXT NOT NULL,               -- '' = the opponent; tc:3+0, faster:3+0, slower:3+0, variant:chess960, mode:rated, ...
+		reason TEXT NOT NULL,              -- the decline reason (or what else backed off)
+		strikes INTEGER NOT NULL,          -- declines in a row of this scope
+		until INTEGER NOT NULL,            -- left alone until
+		PRIMARY KEY (opponent, scope)
+	) WITHOUT ROWID;
+	INSERT INTO refusals (opponent, scope, reason, strikes, until) SELECT opponent, '', reason, 1, until FROM opponents;
+	DROP TABLE opponents;`,
 }
 
 // tallySums are the tallies' figures summed over a group of games rows.

@@ -21,6 +21,9 @@ var fixtures = map[int][]string{
 		`INSERT INTO overhead VALUES (1, 61000, '30000,45000', 1700000000000)`,
 		`INSERT INTO opponents VALUES ('bob', 'later', 4102444800000)`,
 	},
+	4: {
+		`INSERT INTO refusals VALUES ('carol', 'tc:3+0', 'tooFast', 1, 4102444800000)`,
+	},
 }
 
 // TestMigrations opens, for every version, a database left at the version
@@ -65,7 +68,8 @@ func TestMigrations(t *testing.T) {
 				q := d.Quotas(time.Now())
 				o, ok := d.Overhead()
 				r := d.Refusals(time.Now())
-				if len(q) != 1 || !ok || o.Estimate != 61*time.Millisecond || len(r) != 1 {
+				if len(q) != 1 || !ok || o.Estimate != 61*time.Millisecond || len(r) != 1 ||
+					r[0] != (Refusal{Opponent: "bob", Reason: "later", Strikes: 1, Until: time.UnixMilli(4102444800000)}) {
 					t.Errorf("after migrating from %d: quotas %+v overhead %+v %v refusals %+v", from, q, o, ok, r)
 				}
 			}

@@ -253,16 +253,19 @@ func (d *DB) load(ctx context.Context, now time.Time) error {
 		return err
 	}
 
-	err = d.eachRow(ctx, "opponents", func(rows *sql.Rows) error {
+	err = d.eachRow(ctx, "refusals", func(rows *sql.Rows) error {
 		var r Refusal
 		var until int64
-		if err := rows.Scan(&r.Opponent, &r.Reason, &until); err != nil {
+		if err := rows.Scan(&r.Opponent, &r.Scope, &r.Reason, &r.Strikes, &until); err != nil {
+			return err
+		}
+		if err := r.check(); err != nil {
 			return err
 		}
 		r.Until = fromMS(until)
 		d.Memory.SetRefusal(r)
 		return nil
-	}, "SELECT opponent, reason, until FROM opponents WHERE until > ?", ms(now))
+	}, "SELECT opponent, scope, reason, strikes, until FROM refusals WHERE until > ?", ms(now.Add(-RefusalMemory)))
 	if err != nil {
 		return err
 	}
@@ -396,10 +399,17 @@ func (d *DB) SetOverhead(o Overhead) {
 // SetRefusal implements Store.
 func (d *DB) SetRefusal(r Refusal) {
 	r.Opponent = strings.ToLower(r.Opponent)
+	if err := r.check(); err != nil {
+		d.log.Error("store: refusal not recorded", "err", err)
+		return
+	}
 	d.Memory.SetRefusal(r)
-	d.queue(op{what: "opponent " + r.Opponent, key: "opponent:" + r.Opponent, exec: func(x *txn) error {
-		err := x.exec("INSERT OR REPLACE INTO opponents (opponent, reason, until) VALUES (?,?,?)", r.Opponent, r.Reason, ms(r.Until))
-		return err
+	d.queue(op{what: "refusal " + r.Opponent + " " + r.Scope, key: "refusal:" + r.Opponent + "\x00" + r.Scope, exec: func(x *txn) error {
+		if r.Until.IsZero() {
+			return x.exec("DELETE FROM refusals WHERE opponent = ? AND scope = ?", r.Opponent, r.Scope)
+		}
+		return x.exec("INSERT OR REPLACE INTO refusals (opponent, scope, reason, strikes, until) VALUES (?,?,?,?,?)",
+			r.Opponent, r.Scope, r.Reason, r.Strikes, ms(r.Until))
 	}})
 }
 
@@ -420,8 +430,7 @@ func (d *DB) pruneOp() op {
 		if err := x.exec("DELETE FROM quota_windows WHERE until <= ?", ms(now)); err != nil {
 			return err
 		}
-		err := x.exec("DELETE FROM opponents WHERE until <= ?", ms(now))
-		return err
+		return x.exec("DELETE FROM refusals WHERE until <= ?", ms(now.Add(-RefusalMemory)))
 	}}
 }
 

@@ -44,9 +44,13 @@ type Store interface {
 	SetOverhead(o Overhead)
 	// Overhead returns the last learned move overhead, if any.
 	Overhead() (Overhead, bool)
-	// SetRefusal records matchmaking's memory of an opponent.
+	// SetRefusal records matchmaking's memory of an opponent in a scope
+	// (replacing the last one of that opponent and scope); one with a zero
+	// Until forgets that opponent and scope.
 	SetRefusal(r Refusal)
-	// Refusals returns the opponents still backed off at now.
+	// Refusals returns matchmaking's memory at now: the refusals still
+	// running and those that ended less than RefusalMemory ago (their
+	// strikes still count), by opponent and scope.
 	Refusals(now time.Time) []Refusal
 	// GamesAgainst counts the games (aborted ones excluded) against the
 	// opponent (a Lichess user id, any case) that ended at or after since.
@@ -148,12 +152,37 @@ type Overhead struct {
 	At       time.Time
 }
 
-// Refusal is matchmaking's memory of an opponent: why it last declined,
-// and until when it is left alone.
+// Refusal is matchmaking's memory of an opponent in a scope: why it last
+// declined, how many times in a row, and until when that scope is left
+// alone.
 type Refusal struct {
 	Opponent string
-	Reason   string
-	Until    time.Time
+	// Scope is what is backed off: "" the whole opponent, or a key the
+	// matchmaker writes ("tc:3+0", "variant:chess960", "mode:rated", ...;
+	// at most 64 characters).
+	Scope   string
+	Reason  string
+	Strikes int // declines in a row (1 to 64): the exponential pauses
+	Until   time.Time
+}
+
+// RefusalMemory is how long a refusal is remembered after it ended: a
+// decline within it counts as one more in a row.
+const RefusalMemory = 7 * 24 * time.Hour
+
+// maxStrikes bounds the strikes read back.
+const maxStrikes = 64
+
+func (r *Refusal) check() error {
+	switch {
+	case r.Opponent == "" || len(r.Opponent) > 64:
+		return fmt.Errorf("refusal: opponent %q must be 1 to 64 characters", r.Opponent)
+	case len(r.Scope) > 64:
+		return fmt.Errorf("refusal of %q: scope %q over 64 characters", r.Opponent, r.Scope)
+	case r.Strikes < 0 || r.Strikes > maxStrikes:
+		return fmt.Errorf("refusal of %q: strikes %d out of range 0..%d", r.Opponent, r.Strikes, maxStrikes)
+	}
+	return nil
 }
 
 // Decoding limits and checks, shared by the SQLite rows and the tests.

@@ -105,8 +105,13 @@ func TestRestart(t *testing.T) {
 	for i := range 100 { // coalesced by key; only the last one matters
 		d.SetOverhead(Overhead{Estimate: time.Duration(60+i) * time.Millisecond, Samples: samples, At: now})
 	}
-	d.SetRefusal(Refusal{Opponent: "Bob", Reason: "later", Until: now.Add(time.Hour)})
-	d.SetRefusal(Refusal{Opponent: "carol", Reason: "generic", Until: now.Add(-time.Hour)})
+	d.SetRefusal(Refusal{Opponent: "Bob", Reason: "later", Strikes: 3, Until: now.Add(time.Hour)})
+	d.SetRefusal(Refusal{Opponent: "bob", Scope: "tc:3+0", Reason: "tooFast", Strikes: 1, Until: now.Add(time.Hour)})
+	d.SetRefusal(Refusal{Opponent: "carol", Reason: "generic", Strikes: 1, Until: now.Add(-RefusalMemory - time.Hour)}) // forgotten
+	d.SetRefusal(Refusal{Opponent: "dave", Reason: "later", Strikes: 2, Until: now.Add(-time.Hour)})                    // ended: its strikes remembered
+	d.SetRefusal(Refusal{Opponent: "erin", Scope: "mode:rated", Reason: "casual", Strikes: 1, Until: now.Add(time.Hour)})
+	d.SetRefusal(Refusal{Opponent: "erin", Scope: "mode:rated"})                     // forgotten: a zero Until
+	d.SetRefusal(Refusal{Opponent: "frank", Strikes: 99, Until: now.Add(time.Hour)}) // out of range: not recorded
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +132,12 @@ func TestRestart(t *testing.T) {
 	if !ok || o.Estimate != 159*time.Millisecond || len(o.Samples) != 2 || o.Samples[1] != 45*time.Millisecond {
 		t.Errorf("overhead after a restart: %+v %v", o, ok)
 	}
-	r := d.Refusals(time.Now())
-	if len(r) != 1 || r[0].Opponent != "bob" || r[0].Reason != "later" {
-		t.Errorf("refusals after a restart: %+v", r)
+	var got []string
+	for _, r := range d.Refusals(time.Now()) {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%d/%v", r.Opponent, r.Scope, r.Reason, r.Strikes, r.Until.After(now)))
+	}
+	if want := "bob//later/3/true bob/tc:3+0/tooFast/1/true dave//later/2/false"; strings.Join(got, " ") != want {
+		t.Errorf("refusals after a restart: %q, want %q", got, want)
 	}
 	g := d.RecentGames(1)[0]
 	want := testGame("r4", "alice", Win, now.Add(-6*time.Minute))

@@ -404,7 +404,7 @@ func (s *Server) handleCreateChallenge(w http.ResponseWriter, r *http.Request) {
 		}
 	} else if d := f.Get("days"); d != "" {
 		days, err := strconv.Atoi(d)
-		if err != nil || !slices.Contains([]int{1, 2, 3, 5, 7, 10, 14}, days) {
+		if err != nil || !slices.Contains(lichess.CorrespondenceDays, days) {
 			writeFormError(w, "days", "Invalid value")
 			return
 		}
