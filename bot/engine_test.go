@@ -247,11 +247,7 @@ func TestBulletWithStockfish(t *testing.T) {
 	h.start()
 	// The processes start ahead of the games, as a bot that has been up
 	// for a moment has them.
-	for deadline := time.Now().Add(time.Minute); len(h.svc.spares.c) < games; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d spare engine processes after a minute", len(h.svc.spares.c), games)
-		}
-	}
+	h.poll(fmt.Sprintf("%d spare engine processes", games), time.Minute, func() bool { return len(h.svc.spares.c) >= games })
 	var ids []string
 	for i := range games {
 		color := "white"

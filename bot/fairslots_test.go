@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -267,13 +268,7 @@ func TestFairSlots(t *testing.T) {
 	// freed waits until the service runs at most n games: a slot frees when
 	// the game's runner has ended (the fake knows a game is over before).
 	freed := func(n int) {
-		deadline := time.Now().Add(10 * time.Second)
-		for h.svc.activeGames() > n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d games still running, want %d", h.svc.activeGames(), n)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		h.poll(fmt.Sprintf("at most %d games running", n), 10*time.Second, func() bool { return h.svc.activeGames() <= n })
 	}
 	for _, st := range steps {
 		if st.free {
@@ -426,11 +421,7 @@ func TestBotSlotsCountResumedGames(t *testing.T) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(10 * time.Second); !live(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("game %s not resumed\nlogs:\n%s", id, h.logs.String())
-		}
-	}
+	h.poll("game "+id+" resumed", 10*time.Second, live)
 	if _, status, reason := challenge("BotB"); status != "declined" || reason != ReasonLater {
 		t.Errorf("BotB while a resumed bot game is played: %s %q, want declined later", status, reason)
 	}

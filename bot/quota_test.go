@@ -224,9 +224,7 @@ func TestMatchmakingLimits(t *testing.T) {
 	h.waitFor("the quota met", 20*time.Second, func() bool { c := creates(); return c[len(c)-1].Status == 429 })
 	// The service reads the answer a moment after the fake wrote it: poll
 	// its status (nothing on the fake changes meanwhile).
-	for deadline := time.Now().Add(5 * time.Second); len(h.svc.Snapshot().Limits) == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.poll("a limit in the status", 5*time.Second, func() bool { return len(h.svc.Snapshot().Limits) > 0 })
 	if l := h.svc.Snapshot().Limits; len(l) != 1 || !strings.HasPrefix(l[0], "bot-vs-bot games exhausted until ") {
 		t.Errorf("limits = %q", l)
 	}

@@ -189,6 +189,18 @@ func (h *harness) waitFor(what string, within time.Duration, cond func() bool) {
 	}
 }
 
+// poll waits for cond on the service's own state, which no change of the
+// fake marks (WaitUntil cannot see it): it looks every 5 ms and fails the
+// test after within.
+func (h *harness) poll(what string, within time.Duration, cond func() bool) {
+	h.t.Helper()
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: not within %v\nlogs:\n%s", what, within, h.logs.String())
+		}
+	}
+}
+
 // challengeStatus returns a challenge's status and decline reason.
 func (h *harness) challengeStatus(id string) (string, string) {
 	c, ok := h.srv.ChallengeState(id)

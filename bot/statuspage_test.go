@@ -346,11 +346,7 @@ func TestStatusPageAuth(t *testing.T) {
 	// Ready means the account was checked; /healthz is 200 only once the
 	// client has the event stream's headers, a moment later. Nothing on the
 	// fake marks that moment, so poll the client's own state.
-	for deadline := time.Now().Add(10 * time.Second); !h.svc.Snapshot().EventStream.Connected; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("event stream not connected after 10 s:\n%s", h.logs.String())
-		}
-	}
+	h.poll("event stream connected", 10*time.Second, func() bool { return h.svc.Snapshot().EventStream.Connected })
 	try := func(path, user, pass string) int {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		if user != "" {

@@ -136,8 +136,12 @@ func TestCancelContextReturnsPromptly(t *testing.T) {
 	e := New(Options{Threads: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result)
-	go func() { done <- e.Search(ctx, g, Limits{Infinite: true}, nil) }()
-	time.Sleep(30 * time.Millisecond)
+	searching := make(chan struct{})
+	var once sync.Once
+	go func() {
+		done <- e.Search(ctx, g, Limits{Infinite: true}, func(Info) { once.Do(func() { close(searching) }) })
+	}()
+	<-searching // the first iteration reported: the search is under way
 	cancel()
 	select {
 	case res := <-done:

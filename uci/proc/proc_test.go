@@ -99,6 +99,39 @@ func TestDirAndStartFailure(t *testing.T) {
 // wrapper too, and the process is waited for promptly.
 func TestContextKillsGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, pid := startWrapper(t, ctx)
+	cancel()
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not waited for 5 s after the cancel")
+	}
+	waitGone(t, pid)
+}
+
+// TestCloseKillsGrandchild: a wrapper script's child (the real "engine",
+// here a hung sleep) inherits the pipes. Close must end the grandchild too
+// and return promptly: killing only the direct child left the grandchild
+// running and Close waiting on its pipes (uci/match's players close so).
+func TestCloseKillsGrandchild(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, pid := startWrapper(t, ctx)
+	closed := make(chan struct{})
+	go func() { p.Close("quit", 100*time.Millisecond); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("close still waiting 5 s after the kill: the grandchild holds the pipes")
+	}
+	waitGone(t, pid)
+}
+
+// startWrapper starts a shell that runs a hung sleep in the background and
+// waits for it; it returns once the shell said so, with the sleep's pid.
+func startWrapper(t *testing.T, ctx context.Context) (*Process, string) {
+	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	p, err := Start(ctx, Config{Argv: []string{"sh", "-c", "sleep 300 & echo $! > " + pidFile + "; echo started; wait"}})
 	if err != nil {
@@ -111,21 +144,22 @@ func TestContextKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	select {
-	case <-p.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("not waited for 5 s after the cancel")
-	}
-	pid := strings.TrimSpace(string(b))
-	for deadline := time.Now().Add(5 * time.Second); running(pid); {
+	return p, strings.TrimSpace(string(b))
+}
+
+// waitGone waits up to 5 s for process pid to end (a zombie counts as
+// ended): nothing signals another process group's end, so it polls.
+func waitGone(t *testing.T, pid string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); running(pid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %s survived", pid)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
+// running reports whether process pid exists and is not a zombie (the
+// state follows the parenthesised command name in /proc/PID/stat).
 func running(pid string) bool {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
