@@ -27,6 +27,12 @@ type lichessAPI interface {
 	OnlineBots(ctx context.Context, nb int) ([]lichess.User, error)
 	CreateChallenge(ctx context.Context, username string, p lichess.ChallengeParams) (*lichess.Challenge, error)
 	CancelChallenge(ctx context.Context, id string) error
+	Arena(ctx context.Context, id string) (*lichess.Arena, error)
+	JoinArena(ctx context.Context, id string, o lichess.JoinArenaOptions) error
+	WithdrawArena(ctx context.Context, id string) error
+	Swiss(ctx context.Context, id string) (*lichess.Swiss, error)
+	JoinSwiss(ctx context.Context, id, password string) error
+	WithdrawSwiss(ctx context.Context, id string) error
 }
 
 var _ lichessAPI = (*lichess.Client)(nil)

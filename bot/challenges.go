@@ -101,7 +101,7 @@ func (s *Service) accept(ctx context.Context, id string, log *slog.Logger) {
 func (s *Service) serveQueue(ctx context.Context) {
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		if len(s.queue) == 0 || len(s.games)+len(s.pending) >= s.cfg.Policy.MaxGames {
+		if len(s.queue) == 0 || s.busySlots() >= s.cfg.Policy.MaxGames {
 			s.mu.Unlock()
 			return
 		}

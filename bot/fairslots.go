@@ -16,7 +16,7 @@ func (s *Service) decide(c *lichess.Challenge) Decision {
 	if allowNone && !slices.Contains(s.cfg.Policy.Allow, o.Challenger) {
 		return Decision{Verdict: Decline, Reason: ReasonGeneric}
 	}
-	return Decide(o, p, len(s.games)+len(s.pending), len(s.queue))
+	return Decide(o, p, s.busySlots(), len(s.queue))
 }
 
 // capOpponent declines with "later" a challenge from an opponent who has

@@ -220,9 +220,10 @@ func (r *gameRunner) gameInfo(f *lichess.GameFull) GameInfo {
 var errUnplayable = errors.New("unplayable game")
 
 // giveUp ends a game the bot cannot play: abort while Lichess allows it
-// (before each side has moved), resign otherwise or if the abort fails.
+// (before each side has moved, and never in a tournament), resign
+// otherwise or if the abort fails.
 func (r *gameRunner) giveUp(ctx context.Context, plies int) {
-	if plies < 2 {
+	if plies < 2 && (r.full == nil || r.full.TournamentID == "") {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), actionTimeout)
 		err := r.svc.api.Abort(c, r.id)
 		cancel()

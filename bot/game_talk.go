@@ -87,9 +87,10 @@ func (r *gameRunner) answerOffers(st *lichess.GameState) {
 	}
 }
 
-// maybeAbort aborts the game when the opponent has not made a first move.
+// maybeAbort aborts the game when the opponent has not made a first move;
+// never a tournament game (Lichess refuses: they cannot be aborted).
 func (r *gameRunner) maybeAbort(ctx context.Context) {
-	if r.full == nil || r.board.movesBy(r.us.Other()) > 0 || r.board.state.Status.Finished() {
+	if r.full == nil || r.full.TournamentID != "" || r.board.movesBy(r.us.Other()) > 0 || r.board.state.Status.Finished() {
 		return
 	}
 	r.log.Info("opponent has not moved: aborting", "after", r.svc.cfg.Game.AbortAfter)

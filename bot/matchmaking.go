@@ -92,7 +92,7 @@ func (s *Service) matchmake(ctx context.Context) {
 	}
 	now := time.Now()
 	s.mu.Lock()
-	busy := len(s.games)+len(s.pending)+len(s.queue) > 0
+	busy := len(s.games)+len(s.pending)+len(s.queue)+len(s.activeTourneys) > 0 // no matchmaking while a tournament may pair us
 	s.mu.Unlock()
 	if m.out != "" && now.Sub(m.outAt) > outgoingExpiry {
 		s.log.Info("matchmaking challenge unanswered; cancelling it", "challenge_id", m.out, "opponent", m.outTo)

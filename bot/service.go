@@ -106,6 +106,16 @@ type Service struct {
 	// (fairslots.go). A game's entry goes when its record is stored.
 	taken map[string]takenGame
 
+	// activeTourneys are the tournaments that may pair the bot now, and
+	// tourneyGames the running tournament games (game id → tournament
+	// id), for the slots kept for pairings (tournaments.go).
+	activeTourneys []string
+	tourneyGames   map[string]string
+	tours          *tourneys // nil without tournaments
+	// tourneyTiming, when set (tests only), replaces the tournament
+	// manager's periods.
+	tourneyTiming *tourneyTimings
+
 	mm matchmaker // used by the event loop only
 }
 
@@ -137,9 +147,13 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
 		threads: threads,
 		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
-		mm: newMatchmaker(cfg.Matchmaking, mem),
+		tourneyGames: map[string]string{},
+		mm:           newMatchmaker(cfg.Matchmaking, mem),
 	}
 	s.stats.memory = mem.Health
+	if len(cfg.Tournaments) > 0 {
+		s.tours = newTourneys(s, cfg.Tournaments, defaultTourneyTimings())
+	}
 	s.overhead.onChange = func(estimate time.Duration, samples []time.Duration) {
 		mem.SetOverhead(store.Overhead{Estimate: estimate, Samples: samples, At: time.Now()})
 	}
@@ -253,6 +267,7 @@ func (s *Service) Run(ctx context.Context) error {
 		for _, g := range ongoing {
 			if g.Compat == nil || g.Compat.Bot {
 				s.log.Info("resuming game", "game_id", g.GameID)
+				s.noteTourneyGame(g.GameID, g.TournamentID)
 				start(g.GameID)
 			}
 		}
@@ -262,11 +277,27 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	s.stats.count(func(st *stats) { st.running = true })
 	s.pub.notify()
+	tourCtx, stopTours := context.WithCancel(ctx)
+	toursDone := make(chan struct{})
+	if s.tours != nil {
+		if s.tourneyTiming != nil {
+			s.tours.timing = *s.tourneyTiming
+		}
+		go func() { defer close(toursDone); s.tours.run(tourCtx) }()
+	} else {
+		close(toursDone)
+	}
 	loopErr := s.eventLoop(ctx, start)
 	s.stats.count(func(st *stats) { st.running = false })
 	s.pub.notify()
 
-	// Shutdown.
+	// Shutdown: first withdraw from the tournaments, so that no new
+	// pairing comes while the games drain or after the bot is gone.
+	stopTours()
+	<-toursDone
+	if s.tours != nil {
+		s.tours.withdrawAll(context.WithoutCancel(ctx))
+	}
 	s.declineQueue()
 	drained := make(chan struct{})
 	go func() { games.Wait(); close(drained) }()
@@ -381,6 +412,7 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 		s.mu.Lock()
 		delete(s.pending, g.GameID)
 		s.mu.Unlock()
+		s.noteTourneyGame(g.GameID, g.TournamentID)
 		if g.Compat != nil && !g.Compat.Bot {
 			s.log.Warn("game cannot be played with the Bot API", "game_id", g.GameID)
 			return
@@ -389,6 +421,17 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 	case *lichess.GameFinishEvent:
 		s.log.Debug("game finish event", "game_id", e.Game.GameID)
 	}
+}
+
+// noteTourneyGame records a tournament game (tid "" records nothing): it
+// fills its tournament's reserved slot until it ends.
+func (s *Service) noteTourneyGame(gameID, tid string) {
+	if tid == "" {
+		return
+	}
+	s.mu.Lock()
+	s.tourneyGames[gameID] = tid
+	s.mu.Unlock()
 }
 
 func (s *Service) activeGames() int {
@@ -412,6 +455,7 @@ func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{
 		defer func() {
 			s.mu.Lock()
 			delete(s.games, id)
+			delete(s.tourneyGames, id)
 			s.mu.Unlock()
 			select {
 			case s.wake <- struct{}{}:

@@ -35,7 +35,14 @@ func (s *Service) liveSnapshot() live.Snapshot {
 	}
 	s.mu.Lock()
 	b.Running, b.Pending, b.Queue = len(s.games), len(s.pending), len(s.queue)
+	playing := map[string]bool{}
+	for _, tid := range s.tourneyGames {
+		playing[tid] = true
+	}
 	s.mu.Unlock()
+	if s.tours != nil {
+		b.Tournaments = s.tours.views(playing)
+	}
 	b.MaxGames = s.cfg.Policy.MaxGames
 	var st lichess.StreamState // read, as stats.Snapshot does, without its latency percentiles
 	if s.stats.stream != nil {

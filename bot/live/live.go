@@ -56,6 +56,16 @@ type BotView struct {
 	// Quota lists the limits in force: quotas used up and request
 	// families paused by a 429 (empty when none).
 	Quota []QuotaView `json:"limits"`
+	// Tournaments are the tournaments the bot is set to join.
+	Tournaments []TournamentView `json:"tournaments,omitempty"`
+}
+
+// TournamentView is one tournament the bot joins.
+type TournamentView struct {
+	Tournament string `json:"tournament"` // kind:id (never the password)
+	// State is joining, joined, playing, retrying, refused or finished.
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
 }
 
 // QuotaView is one limit in force: a quota or a request family, paused
@@ -189,6 +199,7 @@ func (b BotView) clone() BotView {
 	out.Results = append([]ResultView(nil), b.Results...)
 	out.Moves = append([]MoveSample(nil), b.Moves...)
 	out.Quota = append([]QuotaView(nil), b.Quota...)
+	out.Tournaments = append([]TournamentView(nil), b.Tournaments...)
 	return out
 }
 
