@@ -1,0 +1,181 @@
+package bot
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
+)
+
+// castler is an opponent that castles as soon as it may: it castles when
+// that is legal, otherwise develops a minor piece or the queen off its back
+// rank, otherwise pushes a pawn, and moves its king or rooks only when
+// nothing else is legal. It notes the ply of its castling and whether the
+// bot (the other side) has castled.
+type castler struct {
+	mu         sync.Mutex
+	rng        *rand.Rand
+	castledAt  atomic.Int32 // the ply count after our castling; 0 before
+	botCastled atomic.Bool
+}
+
+func (c *castler) play(_ context.Context, g *board.Game, _, _ time.Duration) board.Move {
+	pos := g.Position()
+	us := pos.SideToMove()
+	start := g.Start()
+	if len(g.Moves()) < 2 { // a new game (they are played one after another)
+		c.castledAt.Store(0)
+		c.botCastled.Store(false)
+	}
+	for i, m := range g.Moves() {
+		by := start.SideToMove()
+		if i%2 == 1 {
+			by = by.Other()
+		}
+		if by != us && m.IsCastling() {
+			c.botCastled.Store(true)
+		}
+	}
+	var l board.MoveList
+	pos.GenerateLegal(&l)
+	if l.N == 0 {
+		return board.NoMove
+	}
+	back := 0
+	if us == board.Black {
+		back = 7
+	}
+	var tiers [4][]board.Move // castle, develop, pawn, the rest
+	for _, m := range l.Slice() {
+		t := pos.PieceAt(m.From()).Type()
+		switch {
+		case m.IsCastling():
+			tiers[0] = append(tiers[0], m)
+		case t != board.King && t != board.Rook && t != board.Pawn && m.From().Rank() == back:
+			tiers[1] = append(tiers[1], m)
+		case t == board.Pawn:
+			tiers[2] = append(tiers[2], m)
+		default:
+			tiers[3] = append(tiers[3], m)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, tier := range tiers {
+		if len(tier) > 0 {
+			m := tier[c.rng.IntN(len(tier))]
+			if i == 0 && c.castledAt.Load() == 0 {
+				c.castledAt.Store(int32(len(g.Moves()) + 1))
+			}
+			return m
+		}
+	}
+	return board.NoMove
+}
+
+// TestMatchmakingChess960: with PONDEROSA_MATCHMAKING_VARIANTS=chess960 the
+// challenge goes out with variant=chess960, the fake draws a 960 start,
+// and the game is played through castling: the opponent castles
+// king-takes-rook as soon as it may (the bot reads that move off the
+// stream and plays on with legal moves, which the fake checks, castling
+// included).
+func TestMatchmakingChess960(t *testing.T) {
+	t.Parallel()
+	opp := &castler{rng: rand.New(rand.NewPCG(9, 60))}
+	h := setup(t, fakelichess.Options{
+		OnlineBots: []fakelichess.Player{{ID: "fakebot1", Name: "FakeBot1", Title: "BOT", Rating: 1500}},
+		Opponent:   fakelichess.Slow(20*time.Millisecond, opp.play),
+	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
+		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "0.5+0", "PONDEROSA_MATCHMAKING_VARIANTS": "chess960",
+		"PONDEROSA_MATCHMAKING_RATING_DIFF": "0", "PONDEROSA_PONDER": "false"})
+	h.start()
+	// A game may end (the bot mates) before the opponent could castle:
+	// the bot then challenges again, and the next game is watched.
+	var ch fakelichess.ChallengeInfo
+	games := 0
+	h.waitFor("a game where the opponent castled and the bot played on", 90*time.Second, func() bool {
+		for _, c := range h.srv.Challenges() {
+			if c.Incoming || c.Status != "accepted" || c.ID == ch.ID {
+				continue
+			}
+			if g, ok := h.srv.Game(c.ID); ok && !g.Over() && len(g.Moves) < 2 {
+				ch, games = c, games+1 // the new game
+			}
+		}
+		g, ok := h.srv.Game(ch.ID)
+		at := int(opp.castledAt.Load())
+		return ok && at > 0 && len(g.Moves) >= at+4
+	})
+	if games > 3 {
+		t.Errorf("%d games before the opponent could castle", games)
+	}
+	var form string
+	for _, r := range h.srv.Requests() {
+		if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" {
+			form = r.Form.Encode()
+		}
+	}
+	if ch.Spec.Variant != "chess960" || !strings.Contains(form, "variant=chess960") || !strings.Contains(form, "clock.limit=30") {
+		t.Fatalf("challenge %+v sent as %q, want chess960 0.5+0", ch.Spec, form)
+	}
+	id := ch.ID
+	g, _ := h.srv.Game(id)
+	if g.Variant != "chess960" {
+		t.Errorf("game variant %q", g.Variant)
+	}
+	t.Logf("game %d: the opponent castled at ply %d (%s); the bot castled too: %v; %d plies", games, opp.castledAt.Load(),
+		g.Moves[opp.castledAt.Load()-1], opp.botCastled.Load(), len(g.Moves))
+	if !g.Over() {
+		h.srv.OpponentResign(id)
+	}
+	if g = h.waitOver(id, 10*time.Second); g.Status != "resign" && g.Status != "mate" {
+		t.Errorf("game ended %s", g.Status)
+	}
+}
+
+// TestMatchmakingCorrespondence: a "2d" time control sends a challenge
+// with days=2 and no clock; the game is played as correspondence.
+func TestMatchmakingCorrespondence(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{
+		OnlineBots: []fakelichess.Player{{ID: "fakebot1", Name: "FakeBot1", Title: "BOT", Rating: 1500}},
+		Opponent:   fakelichess.Slow(20*time.Millisecond, fakelichess.RandomMover(3)),
+	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
+		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "2d", "PONDEROSA_CORRESPONDENCE": "true",
+		"PONDEROSA_CORRESPONDENCE_MOVE_TIME": "100ms", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
+	h.start()
+	var ch fakelichess.ChallengeInfo
+	h.waitFor("a matchmaking game", 30*time.Second, func() bool {
+		for _, c := range h.srv.Challenges() {
+			if !c.Incoming && c.Status == "accepted" {
+				ch = c
+				return true
+			}
+		}
+		return false
+	})
+	var form string
+	for _, r := range h.srv.Requests() {
+		if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" {
+			form = r.Form.Encode()
+		}
+	}
+	if ch.Spec.Days != 2 || ch.Spec.ClockLimit != 0 || !strings.Contains(form, "days=2") || strings.Contains(form, "clock") {
+		t.Fatalf("challenge %+v sent as %q, want days=2 and no clock", ch.Spec, form)
+	}
+	h.waitFor("moves", 30*time.Second, func() bool { g, _ := h.srv.Game(ch.ID); return len(g.Moves) >= 4 || g.Over() })
+	g, _ := h.srv.Game(ch.ID)
+	if g.Days != 2 || len(g.Moves) < 4 {
+		t.Errorf("correspondence game: %d days, %d plies, %s", g.Days, len(g.Moves), g.Status)
+	}
+	if !g.Over() {
+		h.srv.OpponentResign(ch.ID)
+	}
+	h.waitOver(ch.ID, 10*time.Second)
+}
