@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/bot/store"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
@@ -174,19 +173,9 @@ func TestUserListsFromURLs(t *testing.T) {
 func TestOpponentCaps(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	open := func() *store.DB {
-		db, err := store.Open(dir, store.Options{HistoryDays: 365})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
 	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_GAMES_IN_A_ROW": "2",
 		"PONDEROSA_MAX_GAMES_PER_OPPONENT": "3", "PONDEROSA_PONDER": "false"})
-	db := open()
-	h.store = db
-	h.start()
+	db := h.startOnStore(dir)
 	steps := []struct {
 		name, who, status string
 	}{
@@ -209,12 +198,7 @@ func TestOpponentCaps(t *testing.T) {
 			waitMemory(t, db, "game recorded", 10*time.Second, func() bool { return len(db.RecentGames(10)) == n })
 		}
 	}
-	if err := h.stop(); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	h.store = open()
-	h.start()
+	h.restartOnStore(dir)
 	if status, reason := h.challengeAnswer("Alice"); status != "declined" || reason != ReasonLater {
 		t.Errorf("after a restart: Alice %s %q, want declined later (3 games today)", status, reason)
 	}

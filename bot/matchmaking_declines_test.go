@@ -199,17 +199,7 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 				"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "1+0*3,3+0", "PONDEROSA_MATCHMAKING_VARIANTS": "standard,chess960",
 				"PONDEROSA_MATCHMAKING_RATED": "both", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
 			dir := t.TempDir()
-			open := func() *store.DB {
-				db, err := store.Open(dir, store.Options{HistoryDays: 365})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
-				return db
-			}
-			db := open()
-			h.store = db
-			h.start()
+			db := h.startOnStore(dir)
 			outgoing := func() []fakelichess.ChallengeInfo {
 				var out []fakelichess.ChallengeInfo
 				for _, c := range h.srv.Challenges() {
@@ -255,11 +245,9 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 				t.Fatal(err)
 			}
 			db.Close()
-			db = open()
-			h.store = db
 			h.client = newTestClient(h.srv, h.cfg)
 			t.Cleanup(h.client.Close)
-			h.start()
+			db = h.startOnStore(dir)
 			const followUps = 3
 			h.waitFor("challenges after the restart", 60*time.Second, func() bool {
 				endGames()

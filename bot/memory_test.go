@@ -25,21 +25,11 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
 	h := setup(t, fakelichess.Options{BotGameQuota: 2, BotGameQuotaWindow: time.Hour},
 		map[string]string{"PONDEROSA_PONDER": "false", "PONDEROSA_QUEUE": "0"})
-	open := func() *store.DB {
-		db, err := store.Open(dir, store.Options{HistoryDays: 365})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() }) // after the service stops (cleanups run last first)
-		return db
-	}
 	bob := fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Bob", Title: "BOT", Rating: 2000},
 		ClockLimit: time.Minute, Color: "white"}
 	accepts := func(id string) int { return h.srv.CountRequests("POST", "/api/challenge/"+id+"/accept") }
 
-	db := open()
-	h.store = db
-	h.start()
+	db := h.startOnStore(dir)
 	for range 2 {
 		id := h.srv.Challenge(bob)
 		h.waitAccepted(id)
@@ -59,17 +49,8 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	if o, ok := db.Overhead(); !ok || o.Estimate != overhead || len(o.Samples) == 0 {
 		t.Fatalf("overhead saved: %+v %v, learned %v", o, ok, overhead)
 	}
-	if err := h.stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
 	// A new process: a new Service on the reopened file.
-	db = open()
-	h.store = db
-	h.start()
+	db = h.restartOnStore(dir)
 	if n, s := db.GamesAgainst("BOB", time.Now().Add(-time.Hour)), db.StreakAgainst("bob"); n != 2 || s != 2 {
 		t.Errorf("after the restart: %d games against bob in the last hour, %d in a row; want 2 and 2", n, s)
 	}
@@ -177,14 +158,6 @@ func TestRematchCapAcrossRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := setup(t, fakelichess.Options{}, map[string]string{"PONDEROSA_MAX_REMATCHES": "2", "PONDEROSA_MAX_GAMES": "4"})
-	open := func() *store.DB {
-		db, err := store.Open(dir, store.Options{HistoryDays: 365})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
 	alice := fakelichess.Player{Name: "Alice"}
 	play := func(name string, rematch, accept bool) {
 		t.Helper()
@@ -215,26 +188,42 @@ func TestRematchCapAcrossRestart(t *testing.T) {
 		}
 	}
 
-	db := open()
-	h.store = db
-	h.start()
+	db := h.startOnStore(dir)
 	play("alice challenges", false, true)
 	play("alice rematch 1", true, true)
 	play("alice rematch 2", true, true)
-	if err := h.stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db = open()
-	h.store = db
-	h.start()
+	db = h.restartOnStore(dir)
 	if n := db.RematchStreak("alice"); n != 2 {
 		t.Errorf("rematches in a row read back: %d, want 2", n)
 	}
 	play("alice rematch 3, after the restart", true, false)
 	play("alice again, anew", false, true)
 	play("alice rematch 1 again", true, true)
+}
+
+// startOnStore opens the SQLite store in dir (closed when the test ends,
+// after the service: cleanups run last first) and starts the service on it.
+func (h *harness) startOnStore(dir string) *store.DB {
+	h.t.Helper()
+	db, err := store.Open(dir, store.Options{HistoryDays: 365})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { db.Close() })
+	h.store = db
+	h.start()
+	return db
+}
+
+// restartOnStore does what a new process would: it stops the service,
+// closes its store, and starts a new service on the store reopened from dir.
+func (h *harness) restartOnStore(dir string) *store.DB {
+	h.t.Helper()
+	if err := h.stop(); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.store.(*store.DB).Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	return h.startOnStore(dir)
 }
