@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -36,13 +37,8 @@ func TestJudgeOfferDraw(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := map[string]string{}
-			for k, v := range env {
-				m[k] = v
-			}
-			for k, v := range tc.env {
-				m[k] = v
-			}
+			m := maps.Clone(env)
+			maps.Copy(m, tc.env)
 			j := judge{cfg: defaultConfig(t, m).Game}
 			for i, s := range tc.steps {
 				j.Record(s.score)
@@ -63,10 +59,7 @@ func TestOfferDrawsOnTheFake(t *testing.T) {
 	level := map[string]string{"PONDEROSA_OFFER_DRAWS": "true", "PONDEROSA_DRAW_MIN_MOVE": "1",
 		"PONDEROSA_DRAW_MOVES": "1", "PONDEROSA_DRAW_SCORE": "500", "PONDEROSA_DRAW_OFFER_EVERY": "10"}
 	with := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range level {
-			m[k] = v
-		}
+		m := maps.Clone(level)
 		for i := 0; i+1 < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}

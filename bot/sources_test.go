@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,13 +211,8 @@ func TestTablebaseVerdicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			for k, v := range base {
-				env[k] = v
-			}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			env := maps.Clone(base)
+			maps.Copy(env, tc.env)
 			h := setup(t, fakelichess.Options{Opponent: sparringEngine(2000),
 				AcceptDraw: func(fakelichess.GameInfo) bool { return true }}, env)
 			h.start()
