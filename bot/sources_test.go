@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"fmt"
-	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess"
 	"maps"
 	"os"
@@ -46,7 +45,9 @@ func TestTablebaseEndgames(t *testing.T) {
 	t.Parallel()
 	src := fakelichess.NewSources()
 	t.Cleanup(src.Close)
-	src.Solve(board.Queen, board.Rook)
+	if err := src.Solve("KQvK", "KRvK"); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ fen string }{
 		{"8/8/8/3k4/8/8/8/2Q1K3 w - - 0 1"},
 		{"8/8/8/3k4/8/8/8/R3K3 w - - 0 1"},
@@ -195,7 +196,9 @@ func TestTablebaseVerdicts(t *testing.T) {
 	t.Parallel()
 	src := fakelichess.NewSources()
 	t.Cleanup(src.Close)
-	src.Solve(board.Queen, board.Knight)
+	if err := src.Solve("KQvK"); err != nil {
+		t.Fatal(err)
+	}
 	base := map[string]string{"PONDEROSA_TABLEBASE": "true", "PONDEROSA_TABLEBASE_URL": src.URL(), "PONDEROSA_PONDER": "false"}
 	cases := []struct {
 		name, fen   string

@@ -1,7 +1,7 @@
 package fakelichess
 
 // Sources is a fake of the hosts a bot's move sources ask: the tablebase
-// (/standard, computed here for king and one piece against king), the cloud
+// (/standard, computed here for up to four pieces without pawns), the cloud
 // evaluation (/api/cloud-eval, answers set by the test, 404 otherwise) and
 // the opening explorer (/masters, /lichess, answers set by the test, no
 // moves otherwise). It runs on its own loopback port, as the real ones are
@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,8 +151,8 @@ func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// handleTablebase answers for king and one piece against king (and bare
-// kings); any other material is "unknown".
+// handleTablebase answers for up to four pieces without pawns (probe);
+// any other material is "unknown".
 func (s *Sources) handleTablebase(w http.ResponseWriter, r *http.Request) {
 	pos, err := board.ParseFEN(r.URL.Query().Get("fen"))
 	if err != nil {
@@ -200,66 +201,65 @@ func sortTB(ms []lichess.TablebaseMove) {
 	})
 }
 
-// probe returns the entry of pos (its moves are the caller's).
+// probe returns the entry of pos (its moves are the caller's). Positions of at most four pieces without pawns or castling
+// rights are solved (tbsolve.go); others are "unknown".
 func (s *Sources) probe(pos *board.Position, halfmove int) lichess.TablebaseEntry {
 	ip := func(n int) *int { return &n }
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
-	e := lichess.TablebaseEntry{Checkmate: ml.N == 0 && pos.InCheck(), Stalemate: ml.N == 0 && !pos.InCheck()}
+	e := lichess.TablebaseEntry{Checkmate: ml.N == 0 && pos.InCheck(), Stalemate: ml.N == 0 && !pos.InCheck(),
+		InsufficientMaterial: pos.InsufficientMaterial()}
 	occ := pos.ByColor(board.White) | pos.ByColor(board.Black)
-	var strong board.Color
-	var pt board.PieceType
-	switch occ.Count() {
-	case 2:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM, e.InsufficientMaterial = lichess.TBDraw, ip(0), ip(0), ip(0), true
-		return e
-	case 3:
-		strong = board.White
-		if pos.ByColor(board.Black).Count() == 2 {
-			strong = board.Black
-		}
-		for _, t := range []board.PieceType{board.Queen, board.Rook, board.Bishop, board.Knight} {
-			if pos.Pieces(strong, t) != 0 {
-				pt = t
-			}
-		}
-	}
-	if pt == 0 {
+	castling := strings.Fields(pos.FEN())[2] != "-"
+	if occ.Count() > tbMaxPieces || pos.Pieces(board.White, board.Pawn)|pos.Pieces(board.Black, board.Pawn) != 0 || castling {
 		e.Category = lichess.TBUnknown
 		return e
 	}
-	sq := func(b board.Bitboard) int { return int(b.LSB()) }
-	sk, wk, x := sq(pos.Pieces(strong, board.King)), sq(pos.Pieces(strong.Other(), board.King)), sq(pos.Pieces(strong, pt))
-	v := s.solver.table(pt).val[tbIndex(pos.SideToMove() == strong, sk, wk, x)]
-	n, win, decided := tbPlies(v)
+	var pieces []tbPiece
+	var sqs []int8
+	for _, c := range []board.Color{board.White, board.Black} {
+		for _, pt := range []board.PieceType{board.King, board.Queen, board.Rook, board.Bishop, board.Knight} {
+			for b := pos.Pieces(c, pt); b != 0; b &= b - 1 {
+				pieces = append(pieces, tbPiece{c, pt})
+				sqs = append(sqs, int8(b.LSB()))
+			}
+		}
+	}
+	dtm, dtz := s.solver.value(pieces, sqs, pos.SideToMove())
+	n, win, decided := tbPlies(dtm)
 	if !decided {
 		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBDraw, ip(0), ip(0), ip(0)
-		if pt == board.Bishop || pt == board.Knight {
-			e.InsufficientMaterial = true
-		}
 		return e
 	}
-	// No zeroing move happens on the way to mate: DTZ is the distance to
-	// mate, and a win farther than the fifty-move rule allows is cursed.
-	cursed := n+halfmove > 100
+	z, _, _ := tbPlies(dtz)
+	if e.Checkmate {
+		z = 0
+	}
+	// A win whose next zeroing move (a capture, or mate) lies beyond what
+	// the fifty-move rule leaves is cursed.
+	cursed := z+halfmove > 100
 	switch {
 	case win && cursed:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBCursedWin, ip(n+100), ip(n+100), ip(n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBCursedWin, ip(z+100), ip(z+100), ip(n)
 	case win:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBWin, ip(n), ip(n), ip(n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBWin, ip(z), ip(z), ip(n)
 	case cursed:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBBlessedLoss, ip(-n-100), ip(-n-100), ip(-n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBBlessedLoss, ip(-z-100), ip(-z-100), ip(-n)
 	default:
-		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBLoss, ip(-n), ip(-n), ip(-n)
+		e.Category, e.DTZ, e.PreciseDTZ, e.DTM = lichess.TBLoss, ip(-z), ip(-z), ip(-n)
 	}
 	return e
 }
 
-// Solve computes the tablebase's tables for king and each of pts against
-// king now (seconds each, more under the race detector), so that the
-// first requests answer at once.
-func (s *Sources) Solve(pts ...board.PieceType) {
-	for _, pt := range pts {
-		s.solver.table(pt)
+// Solve computes the tablebase's tables for each material signature now,
+// e.g. "KQvK", "KRvKR" (the stronger side first; up to four pieces, no
+// pawns), so that the first requests answer at once: milliseconds for
+// three pieces, seconds for four (more under the race detector).
+func (s *Sources) Solve(material ...string) error {
+	for _, m := range material {
+		if _, err := s.solver.table(m); err != nil {
+			return err
+		}
 	}
+	return nil
 }

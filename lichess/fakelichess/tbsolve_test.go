@@ -1,102 +1,130 @@
 package fakelichess
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
-// kxkFEN writes the position with White the strong side.
-func kxkFEN(pt board.PieceType, strongToMove bool, sk, wk, x int) string {
+// tbFEN writes a placement of table t as a FEN.
+func tbFEN(t *tbTable, p *tbPos) string {
 	var sq [64]byte
-	sq[sk], sq[wk] = 'K', 'k'
-	sq[x] = map[board.PieceType]byte{board.Queen: 'Q', board.Rook: 'R', board.Bishop: 'B', board.Knight: 'N'}[pt]
-	fen := ""
+	for k := 0; k < p.n; k++ {
+		c := tbLetters[t.pieces[k].pt]
+		if t.pieces[k].color == board.Black {
+			c += 'a' - 'A'
+		}
+		sq[p.sq[k]] = c
+	}
+	var b strings.Builder
 	for r := 7; r >= 0; r-- {
 		e := 0
 		for f := 0; f < 8; f++ {
 			if c := sq[r*8+f]; c != 0 {
 				if e > 0 {
-					fen += fmt.Sprint(e)
+					fmt.Fprint(&b, e)
 					e = 0
 				}
-				fen += string(c)
+				b.WriteByte(c)
 			} else {
 				e++
 			}
 		}
 		if e > 0 {
-			fen += fmt.Sprint(e)
+			fmt.Fprint(&b, e)
 		}
 		if r > 0 {
-			fen += "/"
+			b.WriteByte('/')
 		}
 	}
-	stm := "b"
-	if strongToMove {
-		stm = "w"
+	stm := "w"
+	if p.stm == board.Black {
+		stm = "b"
 	}
-	return fen + " " + stm + " - - 0 1"
+	return b.String() + " " + stm + " - - 0 1"
 }
 
-// TestKXKMovesMatchBoard: the solver's moves are engine/board's legal moves.
-func TestKXKMovesMatchBoard(t *testing.T) {
+// randomPos draws a valid canonical placement of t.
+func randomPos(rng *rand.Rand, t *tbTable) (tbPos, int) {
+	for {
+		i := rng.IntN(tbSize(len(t.pieces)))
+		p := decode(i, len(t.pieces))
+		if t.valid(&p) && t.canon(&p) == i {
+			return p, i
+		}
+	}
+}
+
+// TestTBMovesMatchBoard: the solver's moves are engine/board's legal
+// moves, in three- and four-piece tables, and each index decodes to the
+// position it was made from.
+func TestTBMovesMatchBoard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var buf []tbMove
-	checked := 0
-	for checked < 3000 {
-		pt := []board.PieceType{board.Queen, board.Rook, board.Bishop, board.Knight}[rng.IntN(4)]
-		stm := rng.IntN(2) == 0
-		sk, wk, x := rng.IntN(64), rng.IntN(64), rng.IntN(64)
-		if !validKXK(pt, stm, sk, wk, x) {
-			continue
-		}
-		checked++
-		fen := kxkFEN(pt, stm, sk, wk, x)
-		pos, err := board.ParseFEN(fen)
+	for _, key := range []string{"KQvK", "KRvKR", "KBNvK", "KQvKN", "KNNvK"} {
+		pieces, err := parseSig(key)
 		if err != nil {
-			t.Fatalf("%s: %v", fen, err)
+			t.Fatal(err)
 		}
-		var ml board.MoveList
-		pos.GenerateLegal(&ml)
-		var want, got []string
-		for _, m := range ml.Moves[:ml.N] {
-			want = append(want, pos.UCI(m))
-		}
-		for _, m := range kxkMoves(pt, stm, sk, wk, x, buf) {
-			got = append(got, board.Square(m.from).String()+board.Square(m.to).String())
-		}
-		sort.Strings(want)
-		sort.Strings(got)
-		if fmt.Sprint(want) != fmt.Sprint(got) {
-			t.Fatalf("%s: board %v, solver %v", fen, want, got)
+		tab := &tbTable{key: key, pieces: pieces}
+		var buf []tbMove
+		for range 1500 {
+			p, i := randomPos(rng, tab)
+			if got := rawIndex(&p); got != i {
+				t.Fatalf("%s: index %d decodes to %d", key, i, got)
+			}
+			fen := tbFEN(tab, &p)
+			pos, err := board.ParseFEN(fen)
+			if err != nil {
+				t.Fatalf("%s: %v", fen, err)
+			}
+			var ml board.MoveList
+			pos.GenerateLegal(&ml)
+			var want, got []string
+			for _, m := range ml.Moves[:ml.N] {
+				want = append(want, pos.UCI(m))
+			}
+			for _, m := range tab.moves(&p, buf) {
+				got = append(got, board.Square(p.sq[m.k]).String()+board.Square(m.to).String())
+			}
+			sort.Strings(want)
+			sort.Strings(got)
+			if fmt.Sprint(want) != fmt.Sprint(got) {
+				t.Fatalf("%s: board %v, solver %v", fen, want, got)
+			}
 		}
 	}
 }
 
-// TestKXKSolved: the longest mates are the known ones (KQvK mate in 10,
-// KRvK mate in 16).
-func TestKXKSolved(t *testing.T) {
+// TestTBLongestMates: the longest wins are the known ones: KQvK mate in
+// 10 moves, KRvK in 16; KBvK and KNvK never win.
+func TestTBLongestMates(t *testing.T) {
 	var s tbSolver
 	for _, c := range []struct {
-		pt      board.PieceType
+		key     string
 		longest int // plies
-	}{{board.Queen, 19}, {board.Rook, 31}} {
-		tab := s.table(c.pt)
+	}{{"KQvK", 19}, {"KRvK", 31}, {"KBvK", 0}, {"KNvK", 0}} {
+		tab, err := s.table(c.key)
+		if err != nil {
+			t.Fatal(err)
+		}
 		longest := 0
-		for _, v := range tab.val {
+		for _, v := range tab.dtm {
 			if n, win, ok := tbPlies(v); ok && win && n > longest {
 				longest = n
 			}
 		}
 		if longest != c.longest {
-			t.Errorf("%v: longest win %d plies, want %d", c.pt, longest, c.longest)
+			t.Errorf("%s: longest win %d plies, want %d", c.key, longest, c.longest)
 		}
 	}
 }
@@ -156,5 +184,104 @@ func TestSourcesTablebase(t *testing.T) {
 	}
 	if e = get("8/8/8/3k4/8/8/P7/R3K3 w - - 0 1"); e["category"] != "unknown" {
 		t.Fatalf("KRPvK: %v", e["category"])
+	}
+}
+
+// TestTBFourPieces solves KRvKR and KQvKR (about four seconds of CPU each
+// without the race detector, a minute with it: .ci/run runs this test
+// without -race) and checks them: the longest wins are the known ones
+// (KQvKR mate in 35 moves, KRvKR in 19), and on sampled positions the
+// engine's own search agrees with the distances to mate: a mate the engine
+// finds is never shorter than the table's (the table's is the fastest)
+// and only for the side the table says wins, a short win in the table is
+// found by the engine, and the engine finds no mate in a drawn position.
+func TestTBFourPieces(t *testing.T) {
+	if raceEnabled {
+		t.Skip("four-piece tables take about a minute of CPU each under -race; .ci/run runs this test without it")
+	}
+	var s tbSolver
+	eng := engine.New(engine.Options{HashMB: 16})
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		key     string
+		longest int // plies
+	}{{"KRvKR", 37}, {"KQvKR", 69}} {
+		start := time.Now()
+		tab, err := s.table(c.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for _, v := range tab.dtm {
+			if n, win, ok := tbPlies(v); ok && win && n > longest {
+				longest = n
+			}
+		}
+		if longest != c.longest {
+			t.Errorf("%s: longest win %d plies, want %d", c.key, longest, c.longest)
+		}
+		const depth = 8
+		var found, short, draws int
+		// Samples: positions the table mates in at most 7 plies (the
+		// engine's depth reaches them), longer wins and losses, draws.
+		var shortWins, longer, drawn []int
+		for i, v := range tab.dtm {
+			n, _, decided := tbPlies(v)
+			switch {
+			case v == tbInvalid:
+			case !decided:
+				drawn = append(drawn, i)
+			case n <= 7:
+				shortWins = append(shortWins, i)
+			default:
+				longer = append(longer, i)
+			}
+		}
+		var sample []int
+		for _, set := range [][]int{shortWins, longer, drawn} {
+			for range 100 {
+				sample = append(sample, set[rng.IntN(len(set))])
+			}
+		}
+		for _, i := range sample {
+			p := decode(i, len(tab.pieces))
+			n, win, decided := tbPlies(tab.dtm[i])
+			if z, _, _ := tbPlies(tab.dtz[i]); decided && (z > n || z == 0 && n > 0) {
+				t.Errorf("%s: DTZ %d with DTM %d", tbFEN(tab, &p), z, n)
+			}
+			fen := tbFEN(tab, &p)
+			pos, err := board.ParseFEN(fen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ml board.MoveList
+			if pos.GenerateLegal(&ml); ml.N == 0 {
+				continue
+			}
+			eng.NewGame()
+			res := eng.Search(context.Background(), board.NewGame(pos), engine.Limits{Depth: depth}, nil)
+			m := res.Score.MateIn()
+			switch {
+			case !decided && m != 0:
+				t.Errorf("%s: a draw in the table, the engine mates in %d", fen, m)
+			case m > 0 && (!win || 2*m-1 < n):
+				t.Errorf("%s: the engine mates in %d moves, the table says win %v in %d plies", fen, m, win, n)
+			case m < 0 && (win || -2*m < n):
+				t.Errorf("%s: the engine is mated in %d moves, the table says win %v in %d plies", fen, -m, win, n)
+			case decided && n <= 5 && m == 0:
+				t.Errorf("%s: the table mates in %d plies, the engine at depth %d finds no mate", fen, n, depth)
+			}
+			if m != 0 {
+				found++
+				if decided && (m > 0 && 2*m-1 == n || m < 0 && -2*m == n) {
+					short++
+				}
+			}
+			if !decided {
+				draws++
+			}
+		}
+		t.Logf("%s: solved in %v; longest win %d plies; of 300 sampled positions (100 won or lost in at most 7 plies, 100 more, 100 drawn), %d drawn, %d mates found by the engine (%d of the table's length)",
+			c.key, time.Since(start).Round(time.Millisecond), longest, draws, found, short)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fakelichess
+
+const raceEnabled = false
