@@ -492,3 +492,47 @@ func FuzzPolyglot(f *testing.F) {
 		}
 	})
 }
+
+// bigBook writes a book of n entries with random keys (plus the start
+// position's moves) and returns its path.
+func bigBook(b *testing.B, n int) string {
+	start := board.StartPosition()
+	entries := make([]entry, 0, n+2)
+	x := uint64(1)
+	for range n {
+		x = mix64(x)
+		entries = append(entries, entry{x, mv("a2a3"), 1})
+	}
+	entries = append(entries, entry{PolyglotKey(&start), mv("e2e4"), 2}, entry{PolyglotKey(&start), mv("d2d4"), 1})
+	return writeBook(b, "big.bin", entries)
+}
+
+// BenchmarkBookOpen: the start-up check of a book of a million entries
+// (16 MB).
+func BenchmarkBookOpen(b *testing.B) {
+	path := bigBook(b, 1_000_000)
+	for b.Loop() {
+		books, err := OpenBooks([]config.Book{{Path: path}}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		books.Close()
+	}
+}
+
+// BenchmarkBookLookup: one lookup (binary search and the move's note) in
+// a book of a million entries.
+func BenchmarkBookLookup(b *testing.B) {
+	books, err := OpenBooks([]config.Book{{Path: bigBook(b, 1_000_000)}}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer books.Close()
+	q := Query{Pos: board.StartPosition(), GameID: "bench"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := books.Lookup(&q); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
