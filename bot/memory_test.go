@@ -188,11 +188,11 @@ func TestRematchCapAcrossRestart(t *testing.T) {
 		}
 	}
 
-	db := h.startOnStore(dir)
+	h.startOnStore(dir)
 	play("alice challenges", false, true)
 	play("alice rematch 1", true, true)
 	play("alice rematch 2", true, true)
-	db = h.restartOnStore(dir)
+	db := h.restartOnStore(dir)
 	if n := db.RematchStreak("alice"); n != 2 {
 		t.Errorf("rematches in a row read back: %d, want 2", n)
 	}

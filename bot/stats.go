@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -276,11 +277,11 @@ func (s *stats) Snapshot() Snapshot {
 	}
 	snap := Snapshot{
 		Healthy: s.running && st.Connected, EventStream: st, Uptime: time.Since(s.started).Round(time.Second).String(),
-		Recent: slices.Clone(s.recent), Results: mapsClone(s.results), FlagLosses: s.flagLosses,
-		Challenges: mapsClone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
+		Recent: slices.Clone(s.recent), Results: maps.Clone(s.results), FlagLosses: s.flagLosses,
+		Challenges: maps.Clone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
-		Limits: s.limitsLocked(time.Now()), EngineFaults: mapsClone(s.engineFaults), FallbackMoves: s.fallbackMoves,
-		MoveSources: mapsClone(s.moveSources),
+		Limits: s.limitsLocked(time.Now()), EngineFaults: maps.Clone(s.engineFaults), FallbackMoves: s.fallbackMoves,
+		MoveSources: maps.Clone(s.moveSources),
 	}
 	if s.memory != nil {
 		snap.MemoryDegraded = s.memory().Reason
@@ -290,14 +291,6 @@ func (s *stats) Snapshot() Snapshot {
 	}
 	sort.Slice(snap.Live, func(i, j int) bool { return snap.Live[i].ID < snap.Live[j].ID })
 	return snap
-}
-
-func mapsClone(m map[string]uint64) map[string]uint64 {
-	out := make(map[string]uint64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // writeMetrics writes the Prometheus text exposition format.
@@ -329,12 +322,7 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_flag_losses_total %d", snap.FlagLosses)
 	// labelled writes a counter's values by label, in label order.
 	labelled := func(name, label string, m map[string]uint64) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			p("%s{%s=%q} %d", name, label, k, m[k])
 		}
 	}
