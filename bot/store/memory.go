@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -58,7 +59,7 @@ func (m *Memory) notify() {
 // AddGame implements Store.
 func (m *Memory) AddGame(g Game) {
 	g.Opponent = strings.ToLower(g.Opponent)
-	g.Sources = clone(g.Sources)
+	g.Sources = maps.Clone(g.Sources)
 	g.Flags = slices.Clone(g.Flags)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -255,7 +256,7 @@ func (m *Memory) RecentGames(n int) []Game {
 	out := make([]Game, 0, min(n, len(m.games)))
 	for i := len(m.games) - 1; i >= 0 && len(out) < n; i-- {
 		g := m.games[i]
-		g.Sources, g.Flags = clone(g.Sources), slices.Clone(g.Flags)
+		g.Sources, g.Flags = maps.Clone(g.Sources), slices.Clone(g.Flags)
 		out = append(out, g)
 	}
 	return out
@@ -297,17 +298,6 @@ func (m *Memory) prune(cut, now time.Time) {
 			delete(m.refusals, k)
 		}
 	}
-}
-
-func clone(m map[string]int) map[string]int {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // TallyBy sums games into one Tally per key (aborted games left out), the
