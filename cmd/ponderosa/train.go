@@ -27,6 +27,7 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&c.BatchSize, "batch", 16384, "positions per Adam step")
 	fs.Float64Var(&c.LR, "lr", 0.001, "Adam learning rate")
 	fs.IntVar(&c.LRDrop, "lr-drop", 0, "multiply the learning rate by 0.1 from this epoch on (0: never)")
+	fs.Float64Var(&c.WeightDecay, "wd", 0, "decoupled weight decay of the weights per step, as a multiple of the learning rate (AdamW; 0: none)")
 	fs.Float64Var(&c.Lambda, "lambda", 0.5, "weight of the game result in the target (0: score only, 1: result only)")
 	fs.Float64Var(&c.Scale, "scale", nnue.DefaultScale, "centipawns per logit unit (target sigmoid(score/scale))")
 	fs.IntVar(&c.Threads, "threads", runtime.NumCPU(), "training threads")
@@ -46,8 +47,8 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa train: --hidden must be %d..%d and a multiple of %d, got %d\n", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep, c.Hidden)
 		return errUsage
 	}
-	if c.Lambda < 0 || c.Lambda > 1 || c.Scale <= 0 || c.Scale > 2000 || c.Epochs < 1 || c.BatchSize < 1 || c.LR <= 0 {
-		fmt.Fprintln(env.Stderr, "ponderosa train: want 0 <= --lambda <= 1, 0 < --scale <= 2000, --epochs, --batch >= 1 and --lr > 0")
+	if c.Lambda < 0 || c.Lambda > 1 || c.Scale <= 0 || c.Scale > 2000 || c.Epochs < 1 || c.BatchSize < 1 || c.LR <= 0 || c.WeightDecay < 0 || c.LR*c.WeightDecay >= 1 {
+		fmt.Fprintln(env.Stderr, "ponderosa train: want 0 <= --lambda <= 1, 0 < --scale <= 2000, --epochs, --batch >= 1, --lr > 0 and 0 <= --wd < 1/--lr")
 		return errUsage
 	}
 	// On a terminal the progress inside an epoch is one line redrawn every

@@ -41,6 +41,12 @@ type Quality struct {
 	// and Slope the least-squares slope of evaluation on score over them:
 	// a network with a wrong sign, offset or scale shows it here.
 	Bias, Slope float64
+	// ResultMSE is how well the evaluation predicts the games' results:
+	// the mean of (sigmoid(eval/K) − result)², result 0, ½ or 1 for the
+	// side to move, at the K (ResultK, centipawns) that fits best. It does
+	// not favour the search score's own evaluation as MAE does.
+	ResultMSE float64
+	ResultK   int
 }
 
 // Thresholds of Quality.
@@ -51,8 +57,8 @@ const (
 )
 
 func (q Quality) String() string {
-	return fmt.Sprintf("%-22s n %d  MAE %.1f cp  |score|≤%d: MAE %.1f cp (n %d), bias %+.1f, slope %.2f  sign %.1f%% (|score|≥%d, n %d)  r %.3f",
-		q.Name, q.N, q.MAE, BalancedScore, q.MAEBalanced, q.NBalanced, q.Bias, q.Slope, 100*q.Sign, SignScore, q.NSign, q.Corr)
+	return fmt.Sprintf("%-22s n %d  MAE %.1f cp  |score|≤%d: MAE %.1f cp (n %d), bias %+.1f, slope %.2f  sign %.1f%% (|score|≥%d, n %d)  r %.3f  result MSE %.5f (K %d)",
+		q.Name, q.N, q.MAE, BalancedScore, q.MAEBalanced, q.NBalanced, q.Bias, q.Slope, 100*q.Sign, SignScore, q.NSign, q.Corr, q.ResultMSE, q.ResultK)
 }
 
 // Selection picks the records of a data file to measure on: from record
@@ -83,6 +89,7 @@ func MeasureFile(path string, sel Selection, evs []Evaluator) ([]Quality, error)
 	rd := nnuedata.NewReader(f)
 	var pos []board.Position
 	var scores []int
+	var results []float64
 	var rec nnuedata.Record
 	for i := sel.From; sel.Max <= 0 || len(pos) < sel.Max; i++ {
 		err := rd.Read(&rec)
@@ -99,12 +106,13 @@ func MeasureFile(path string, sel Selection, evs []Evaluator) ([]Quality, error)
 		if err != nil {
 			return nil, fmt.Errorf("nnuetrain: %s: record %d: %w", path, i, err)
 		}
-		s := int(rec.Score)
+		s, res := int(rec.Score), float64(rec.Result)/2
 		if rec.STM == board.Black {
-			s = -s
+			s, res = -s, 1-res
 		}
 		pos = append(pos, p)
 		scores = append(scores, s)
+		results = append(results, res)
 	}
 	if len(pos) == 0 {
 		return nil, fmt.Errorf("nnuetrain: %s: no records from record %d", path, sel.From)
@@ -116,6 +124,7 @@ func MeasureFile(path string, sel Selection, evs []Evaluator) ([]Quality, error)
 			evals[i] = ev.Eval(&pos[i])
 		}
 		out[k] = Measure(ev.Name, evals, scores)
+		out[k].ResultMSE, out[k].ResultK = ResultFit(evals, results)
 	}
 	return out, nil
 }
@@ -168,4 +177,22 @@ func Measure(name string, evals, scores []int) Quality {
 		q.Corr = (sxy - sx*sy/n) / math.Sqrt(vx*vy)
 	}
 	return q
+}
+
+// ResultFit returns the least mean of (sigmoid(eval/K) − result)² over
+// K = 50, 60, … 800 centipawns, and that K (results 0, ½ or 1, the side to
+// move's).
+func ResultFit(evals []int, results []float64) (float64, int) {
+	best, bestK := math.Inf(1), 0
+	for k := 50; k <= 800; k += 10 {
+		sum := 0.0
+		for i, e := range evals {
+			d := 1/(1+math.Exp(-float64(e)/float64(k))) - results[i]
+			sum += d * d
+		}
+		if mse := sum / float64(max(len(evals), 1)); mse < best {
+			best, bestK = mse, k
+		}
+	}
+	return best, bestK
 }

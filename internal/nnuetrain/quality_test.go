@@ -2,6 +2,7 @@ package nnuetrain
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -72,5 +73,28 @@ func TestMeasureFileSideToMove(t *testing.T) {
 	}
 	if _, err := MeasureFile(filepath.Join(dir, "missing"), Selection{}, nil); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+func TestResultFit(t *testing.T) {
+	// Results drawn from sigmoid(eval/200): the fit finds K near 200 and
+	// the negated evaluation predicts them worse.
+	rng := rand.New(rand.NewPCG(4, 5))
+	var evals, negated []int
+	var results []float64
+	for range 20000 {
+		e := rng.IntN(1601) - 800
+		r := 0.0
+		if rng.Float64() < 1/(1+math.Exp(-float64(e)/200)) {
+			r = 1
+		}
+		evals, negated, results = append(evals, e), append(negated, -e), append(results, r)
+	}
+	mse, k := ResultFit(evals, results)
+	if k < 170 || k > 230 {
+		t.Errorf("K %d, want about 200", k)
+	}
+	if neg, _ := ResultFit(negated, results); !(neg > mse+0.05) {
+		t.Errorf("negated evaluation's MSE %.4f, the evaluation's %.4f", neg, mse)
 	}
 }

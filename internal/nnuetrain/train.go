@@ -24,24 +24,28 @@ import (
 
 // Config configures a training run.
 type Config struct {
-	Data       string  // data file (nnuedata records)
-	Hidden     int     // N
-	Epochs     int     // passes over the training data
-	BatchSize  int     // positions per Adam step
-	LR         float64 // Adam learning rate
-	LRDrop     int     // multiply the rate by 0.1 from this epoch on (0: never)
-	Lambda     float64 // weight of the game result in the target (0: score only, 1: result only)
-	Scale      float64 // centipawns per logit unit: target sigmoid(score/Scale), eval y·Scale
-	Threads    int
-	ValEvery   int    // every ValEvery-th record is held out for validation
-	ChunkSize  int    // records read, shuffled and trained on at a time
-	MaxRecords int    // use at most this many records of the file (0: all)
-	Seed       uint64 // initial weights and shuffling
-	Mirror     bool   // also train on every position mirrored left to right (files a↔h)
-	Checkpoint string // checkpoint file, written after every epoch (resumed from when it exists)
-	Out        string // quantised network, written after every epoch
-	Progress   io.Writer
-	Every      time.Duration // progress interval inside an epoch
+	Data      string  // data file (nnuedata records)
+	Hidden    int     // N
+	Epochs    int     // passes over the training data
+	BatchSize int     // positions per Adam step
+	LR        float64 // Adam learning rate
+	LRDrop    int     // multiply the rate by 0.1 from this epoch on (0: never)
+	// WeightDecay shrinks the weights (not the biases) by lr·WeightDecay
+	// every step, apart from Adam's update (AdamW): a regulariser for
+	// little data.
+	WeightDecay float64
+	Lambda      float64 // weight of the game result in the target (0: score only, 1: result only)
+	Scale       float64 // centipawns per logit unit: target sigmoid(score/Scale), eval y·Scale
+	Threads     int
+	ValEvery    int    // every ValEvery-th record is held out for validation
+	ChunkSize   int    // records read, shuffled and trained on at a time
+	MaxRecords  int    // use at most this many records of the file (0: all)
+	Seed        uint64 // initial weights and shuffling
+	Mirror      bool   // also train on every position mirrored left to right (files a↔h)
+	Checkpoint  string // checkpoint file, written after every epoch (resumed from when it exists)
+	Out         string // quantised network, written after every epoch
+	Progress    io.Writer
+	Every       time.Duration // progress interval inside an epoch
 }
 
 func (c *Config) defaults() {
@@ -309,7 +313,9 @@ func validate(f *nnue.FloatNet, val []sample, gs []*grads, st *EpochStats) {
 }
 
 // adam applies one Adam step with the gradient sum g over n samples.
-func (m *Model) adam(g [4][]float32, n int, lr float64) {
+// With wd > 0 the weights (FTW and OutW) also shrink by lr·wd of
+// themselves (decoupled weight decay).
+func (m *Model) adam(g [4][]float32, n int, lr, wd float64) {
 	const b1, b2, eps = 0.9, 0.999, 1e-8
 	m.Step++
 	c1 := 1 - math.Pow(b1, float64(m.Step))
@@ -321,11 +327,15 @@ func (m *Model) adam(g [4][]float32, n int, lr float64) {
 	for k, p := range m.params(bias) {
 		mm, vv, gg := m.M[k], m.V[k], g[k]
 		lim := float32(nnue.MaxWeight)
+		decay := float32(1)
+		if k == 0 || k == 2 {
+			decay = float32(1 - lr*wd)
+		}
 		for i := range p {
 			gr := gg[i] * inv
 			mm[i] = b1*mm[i] + (1-b1)*gr
 			vv[i] = b2*vv[i] + (1-b2)*gr*gr
-			w := p[i] - alpha*mm[i]/(float32(math.Sqrt(float64(vv[i])))+eps)
+			w := p[i]*decay - alpha*mm[i]/(float32(math.Sqrt(float64(vv[i])))+eps)
 			if k < 3 {
 				w = min(max(w, -lim), lim)
 			}
@@ -401,7 +411,7 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 				b := chunk[lo:min(lo+cfg.BatchSize, len(chunk))]
 				trainLoss += run(m.Net, b, gs, true)
 				n += len(b)
-				m.adam(gs[0].g, len(b), lr)
+				m.adam(gs[0].g, len(b), lr, cfg.WeightDecay)
 				if now := time.Now(); now.Sub(last) >= cfg.Every {
 					last = now
 					logf("train: epoch %d: %d of %d positions, loss %.6f, %.0f pos/s\n", epoch, n, total-len(val), trainLoss/float64(n), float64(n)/now.Sub(start).Seconds())

@@ -2,6 +2,7 @@ package nnuetrain
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -177,5 +178,23 @@ func TestMirrorSkipsCastlingPositions(t *testing.T) {
 	// Six training records, three of them mirrored.
 	if n != 9 {
 		t.Fatalf("%d samples, want 9 (6 records, the 3 where nobody may castle mirrored)", n)
+	}
+}
+
+func TestWeightDecay(t *testing.T) {
+	// With a zero gradient Adam moves nothing; the decay shrinks the
+	// weights by lr·wd and leaves the biases alone.
+	m := NewModel(16, 400, 1)
+	ftw, ftb, outw, outb := m.Net.FTW[5], m.Net.FTB[3], m.Net.OutW[7], m.Net.OutB
+	g := newGrads(16)
+	m.adam(g.g, 1, 0.01, 2)
+	if got, want := m.Net.FTW[5], ftw*(1-0.02); math.Abs(float64(got-want)) > 1e-7 {
+		t.Errorf("feature weight %v, want %v", got, want)
+	}
+	if got, want := m.Net.OutW[7], outw*(1-0.02); math.Abs(float64(got-want)) > 1e-7 {
+		t.Errorf("output weight %v, want %v", got, want)
+	}
+	if m.Net.FTB[3] != ftb || m.Net.OutB != outb {
+		t.Errorf("biases moved: %v→%v, %v→%v", ftb, m.Net.FTB[3], outb, m.Net.OutB)
 	}
 }
