@@ -209,6 +209,9 @@ func (s *Service) Run(ctx context.Context) error {
 	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
 		opts := movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
 			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log, Sources: src}
+		if opts.ExplorerPlayer == "" {
+			opts.ExplorerPlayer = strings.ToLower(me.Username) // the player database: our own games
+		}
 		if s.sourceOptions != nil {
 			s.sourceOptions(&opts)
 		}

@@ -368,8 +368,17 @@ type Sources struct {
 
 	Explorer         bool
 	ExplorerURL      string
-	ExplorerDB       string // masters or lichess
+	ExplorerDB       string // masters, lichess or player
 	ExplorerByScore  bool   // the best score among moves with ExplorerMinGames games, not the most played
 	ExplorerMinGames int64
 	ExplorerMaxPly   int
+	// ExplorerPlayer is the user of the player database ("" = the bot's
+	// account); ExplorerSpeeds the speeds of the lichess and player
+	// databases (nil = the game's); ExplorerRatings the lichess database's
+	// rating groups (nil = all); ExplorerModes the player database's
+	// rated/casual (nil = both).
+	ExplorerPlayer  string
+	ExplorerSpeeds  []string
+	ExplorerRatings []int
+	ExplorerModes   []string
 }

@@ -113,6 +113,11 @@ func TestInvalidNamed(t *testing.T) {
 		{"PONDEROSA_VARIANTS", ",", "at least one"},
 		{"PONDEROSA_SPEEDS", "correspondence", "unknown value"},
 		{"PONDEROSA_ALLOW", "ok_user,bad user", "invalid username"},
+		{"PONDEROSA_EXPLORER_DB", "chessbase", "masters, lichess or player"},
+		{"PONDEROSA_EXPLORER_PLAYER", "no such user!", "username"},
+		{"PONDEROSA_EXPLORER_RATINGS", "1600,1700", `unknown value "1700"`},
+		{"PONDEROSA_EXPLORER_SPEEDS", "blitz,fast", `unknown value "fast"`},
+		{"PONDEROSA_EXPLORER_MODES", "rated,friendly", `unknown value "friendly"`},
 		{"PONDEROSA_BLOCK", "x", "invalid username"},
 		{"PONDEROSA_GREETING", strings.Repeat("a", 141), "140"},
 		{"PONDEROSA_GOODBYE", "a\nb", "control"},
@@ -183,22 +188,31 @@ func TestCrossChecks(t *testing.T) {
 
 func TestParsedValues(t *testing.T) {
 	c, err := Load(env(map[string]string{
-		"LICHESS_URL":              "http://127.0.0.1:9999/",
-		"PONDEROSA_VARIANTS":       " Standard , CHESS960,standard",
-		"PONDEROSA_SPEEDS":         "ultrabullet,bullet",
-		"PONDEROSA_ALLOW":          "Alice, bob-2",
-		"PONDEROSA_GREETING":       "none",
-		"PONDEROSA_PGN_DIR":        "NONE",
-		"PONDEROSA_STATUS_ADDR":    "127.0.0.1:0",
-		"PONDEROSA_MOVE_OVERHEAD":  "120ms",
-		"PONDEROSA_SHUTDOWN":       "Leave",
-		"PONDEROSA_LOG_LEVEL":      "DEBUG",
-		"PONDEROSA_LOG_FORMAT":     "json",
-		"PONDEROSA_MAX_BASE":       "10m",
-		"PONDEROSA_CORRESPONDENCE": "yes",
+		"LICHESS_URL":                "http://127.0.0.1:9999/",
+		"PONDEROSA_VARIANTS":         " Standard , CHESS960,standard",
+		"PONDEROSA_SPEEDS":           "ultrabullet,bullet",
+		"PONDEROSA_ALLOW":            "Alice, bob-2",
+		"PONDEROSA_GREETING":         "none",
+		"PONDEROSA_PGN_DIR":          "NONE",
+		"PONDEROSA_STATUS_ADDR":      "127.0.0.1:0",
+		"PONDEROSA_MOVE_OVERHEAD":    "120ms",
+		"PONDEROSA_SHUTDOWN":         "Leave",
+		"PONDEROSA_LOG_LEVEL":        "DEBUG",
+		"PONDEROSA_LOG_FORMAT":       "json",
+		"PONDEROSA_MAX_BASE":         "10m",
+		"PONDEROSA_CORRESPONDENCE":   "yes",
+		"PONDEROSA_EXPLORER_DB":      "player",
+		"PONDEROSA_EXPLORER_PLAYER":  "Alice",
+		"PONDEROSA_EXPLORER_RATINGS": "2500, 1600,0",
+		"PONDEROSA_EXPLORER_SPEEDS":  "Blitz,rapid",
+		"PONDEROSA_EXPLORER_MODES":   "rated",
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if src := c.Sources; src.ExplorerDB != "player" || src.ExplorerPlayer != "alice" || !slices.Equal(src.ExplorerRatings, []int{0, 1600, 2500}) ||
+		!slices.Equal(src.ExplorerSpeeds, []string{"blitz", "rapid"}) || !slices.Equal(src.ExplorerModes, []string{"rated"}) {
+		t.Errorf("explorer settings %+v", src)
 	}
 	if c.URL != "http://127.0.0.1:9999" {
 		t.Errorf("URL = %q", c.URL)

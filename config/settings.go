@@ -293,14 +293,58 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Sources.Explorer, err = parseBool(v); return }},
 	{Setting: Setting{"PONDEROSA_EXPLORER_URL", "https://explorer.lichess.ovh", "base URL of the opening explorer (/masters, /lichess); gets the token only over https on Lichess's explorer host"},
 		set: func(c *Config, v string) (err error) { c.Sources.ExplorerURL, err = parseBaseURL(v); return }},
-	{Setting: Setting{"PONDEROSA_EXPLORER_DB", "masters", "explorer database: masters, or lichess (the game's variant and speed)"},
+	{Setting: Setting{"PONDEROSA_EXPLORER_DB", "masters", "explorer database: masters, lichess (the game's variant and speed) or player (the games of PONDEROSA_EXPLORER_PLAYER with our colour)"},
 		set: func(c *Config, v string) error {
 			switch v = strings.TrimSpace(v); v {
-			case "masters", "lichess":
+			case "masters", "lichess", "player":
 				c.Sources.ExplorerDB = v
 				return nil
 			}
-			return errors.New("must be masters or lichess")
+			return errors.New("must be masters, lichess or player")
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_PLAYER", "", "the Lichess user whose games the player explorer database plays from (empty = the bot's own account)"},
+		set: func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if v != "" && !validUsername(v) {
+				return errors.New("must be a Lichess username")
+			}
+			c.Sources.ExplorerPlayer = v
+			return nil
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_SPEEDS", "", "speeds of the lichess and player explorer databases, comma-separated from ultraBullet, bullet, blitz, rapid, classical, correspondence (empty = the game's speed)"},
+		set: func(c *Config, v string) (err error) {
+			if strings.TrimSpace(v) == "" {
+				c.Sources.ExplorerSpeeds = nil
+				return nil
+			}
+			c.Sources.ExplorerSpeeds, err = parseEnumList(v, []string{"ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"})
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_RATINGS", "", "rating groups of the lichess explorer database, comma-separated from 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500 (each the group from that rating up to the next; empty = all)"},
+		set: func(c *Config, v string) error {
+			c.Sources.ExplorerRatings = nil
+			if strings.TrimSpace(v) == "" {
+				return nil
+			}
+			groups, err := parseEnumList(v, []string{"0", "1000", "1200", "1400", "1600", "1800", "2000", "2200", "2500"})
+			if err != nil {
+				return err
+			}
+			for _, g := range groups {
+				n, _ := strconv.Atoi(g)
+				c.Sources.ExplorerRatings = append(c.Sources.ExplorerRatings, n)
+			}
+			slices.Sort(c.Sources.ExplorerRatings)
+			return nil
+		}},
+	{Setting: Setting{"PONDEROSA_EXPLORER_MODES", "", "games of the player explorer database: rated, casual or both, comma-separated (empty = both)"},
+		set: func(c *Config, v string) (err error) {
+			if strings.TrimSpace(v) == "" {
+				c.Sources.ExplorerModes = nil
+				return nil
+			}
+			c.Sources.ExplorerModes, err = parseEnumList(v, []string{"rated", "casual"})
+			return
 		}},
 	{Setting: Setting{"PONDEROSA_EXPLORER_BY", "popularity", "explorer move choice: popularity (the most played) or score (the best for the side to move)"},
 		set: func(c *Config, v string) error {

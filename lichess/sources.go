@@ -287,10 +287,13 @@ func (c *Client) CloudEvalLookup(ctx context.Context, fen string, multiPv int) (
 
 // ExplorerQuery selects an explorer database and its filters.
 type ExplorerQuery struct {
-	DB      string   // "masters" or "lichess"
-	Variant string   // lichess db: the variant key (default standard)
-	Speeds  []string // lichess db: bullet, blitz, rapid, ...
+	DB      string   // "masters", "lichess" or "player"
+	Variant string   // lichess and player dbs: the variant key (default standard)
+	Speeds  []string // lichess and player dbs: bullet, blitz, rapid, ...
 	Ratings []int    // lichess db: rating groups (1600, 1800, ...)
+	Player  string   // player db: the user (required)
+	Color   string   // player db: "white" or "black", the player's colour (required)
+	Modes   []string // player db: "rated", "casual"
 	Moves   int      // how many moves to ask for (0: the server's default)
 }
 
@@ -302,12 +305,23 @@ func (c *Client) ExplorerLookup(ctx context.Context, q ExplorerQuery, fen string
 	}
 	switch q.DB {
 	case "masters":
-	case "lichess":
+	case "lichess", "player":
 		if q.Variant != "" {
 			query["variant"] = q.Variant
 		}
 		if len(q.Speeds) > 0 {
 			query["speeds"] = strings.Join(q.Speeds, ",")
+		}
+		if q.DB == "player" {
+			if q.Player == "" || (q.Color != "white" && q.Color != "black") {
+				return nil, errors.New("explorer: the player database needs a player and a colour")
+			}
+			query["player"], query["color"] = q.Player, q.Color
+			delete(query, "topGames")
+			if len(q.Modes) > 0 {
+				query["modes"] = strings.Join(q.Modes, ",")
+			}
+			break
 		}
 		if len(q.Ratings) > 0 {
 			r := make([]string, len(q.Ratings))
@@ -323,5 +337,29 @@ func (c *Client) ExplorerLookup(ctx context.Context, q ExplorerQuery, fen string
 	if err != nil {
 		return nil, err
 	}
+	if q.DB == "player" {
+		return DecodeExplorerStream(body)
+	}
 	return DecodeExplorer(body)
+}
+
+// DecodeExplorerStream parses the player database's answer: ND-JSON, one
+// answer a line, each more complete than the one before while the explorer
+// indexes the player's games (queuePosition). The last complete line
+// counts: a last line cut short (no newline and not valid JSON) is left
+// out.
+func DecodeExplorerStream(data []byte) (*Explorer, error) {
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		if line == "" {
+			continue
+		}
+		e, err := DecodeExplorer([]byte(line))
+		if err != nil && i == len(lines)-1 {
+			continue // the stream ended inside this line
+		}
+		return e, err
+	}
+	return nil, errors.New("explorer answer: no complete line")
 }

@@ -15,6 +15,8 @@ import (
 func sourceSeeds(f interface{ Fatal(...any) }) map[string][]byte {
 	out := map[string][]byte{}
 	files, _ := filepath.Glob("testdata/sources/*.json")
+	more, _ := filepath.Glob("testdata/sources/*.ndjson")
+	files = append(files, more...)
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -38,6 +40,26 @@ func TestDecodeSources(t *testing.T) {
 	ex, err := DecodeExplorer(s["explorer_masters.json"])
 	if err != nil || len(ex.Moves) != 3 || ex.Moves[1].Games() != 763 {
 		t.Fatalf("explorer: %+v %v", ex, err)
+	}
+	// The player database streams: the last complete line counts, a line
+	// cut short at the end is left out, a bad complete line is an error.
+	stream := s["explorer_player.ndjson"]
+	for _, c := range []struct {
+		body  string
+		moves int
+		ok    bool
+	}{
+		{string(stream), 2, true},
+		{string(stream) + `{"white":1,"moves":[{"uci":"e2`, 2, true},
+		{string(stream[:len(stream)/3]), 0, false},
+		{strings.SplitAfter(string(stream), "\n")[0], 1, true},
+		{string(stream) + "{]\n", 0, false},
+		{"\n\n", 0, false},
+	} {
+		ex, err := DecodeExplorerStream([]byte(c.body))
+		if (err == nil) != c.ok || err == nil && len(ex.Moves) != c.moves {
+			t.Errorf("player stream %q: %+v %v", c.body, ex, err)
+		}
 	}
 	for _, bad := range []string{``, `{}`, `[]`, `{"category":"win","moves":[{"uci":"e2"}]}`, `{"pvs":[{"moves":"e2e4"}]}`,
 		`{"pvs":[{"moves":"","cp":1}]}`, `{"moves":[{"uci":"e2e4","white":-1}]}`, `<html>`} {
@@ -223,6 +245,25 @@ func FuzzDecodeExplorer(f *testing.F) {
 			for _, m := range e.Moves {
 				if m.Games() < 0 {
 					t.Fatal("negative games")
+				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeExplorerStream(f *testing.F) {
+	for _, b := range sourceSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := DecodeExplorerStream(b)
+		if (e == nil) == (err == nil) {
+			t.Fatal("answer and error")
+		}
+		if e != nil {
+			for _, m := range e.Moves {
+				if m.Games() < 0 || len(m.UCI) < 4 {
+					t.Fatal("bad move")
 				}
 			}
 		}

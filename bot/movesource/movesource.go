@@ -150,7 +150,8 @@ func New(opts Options) *Set {
 	}
 	if opts.Explorer {
 		s.sources = append(s.sources, &explorer{c: client(opts.ExplorerURL), db: opts.ExplorerDB,
-			minGames: opts.ExplorerMinGames, maxPly: opts.ExplorerMaxPly, byScore: opts.ExplorerByScore})
+			minGames: opts.ExplorerMinGames, maxPly: opts.ExplorerMaxPly, byScore: opts.ExplorerByScore,
+			player: opts.ExplorerPlayer, speeds: opts.ExplorerSpeeds, ratings: opts.ExplorerRatings, modes: opts.ExplorerModes})
 	}
 	if len(s.sources) == 0 {
 		return nil

@@ -181,6 +181,55 @@ func TestCloudAndExplorer(t *testing.T) {
 	}
 }
 
+// TestExplorerPlayerAndFilters: the player database gets the player, our
+// colour, the modes and the speeds (the game's when none is set), and its
+// streamed answer's last line counts; the lichess database gets the
+// rating groups and the speeds set; neither gets the token off Lichess.
+func TestExplorerPlayerAndFilters(t *testing.T) {
+	src := fakelichess.NewSources()
+	defer src.Close()
+	stream, err := os.ReadFile("testdata/explorer_player.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	white := query(t, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", time.Minute)
+	src.SetExplorer("player", white.Pos.FEN(), stream)
+	player := New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Sources: config.Sources{Explorer: true,
+		ExplorerURL: src.URL(), ExplorerDB: "player", ExplorerPlayer: "alice", ExplorerModes: []string{"rated"},
+		ExplorerMinGames: 1, ExplorerMaxPly: 10}})
+	defer player.Close()
+	// The first line has only e4; the last, complete one has d4 with more
+	// games.
+	if a, ok := player.Lookup(ctx, white); !ok || white.Pos.UCI(a.Move) != "d2d4" || a.Source != Explorer {
+		t.Fatalf("player database: %+v %v", a, ok)
+	}
+	q := src.LastQuery("/player")
+	if q.Get("player") != "alice" || q.Get("color") != "white" || q.Get("modes") != "rated" || q.Get("speeds") != "blitz" || q.Has("ratings") {
+		t.Errorf("player query %v", q)
+	}
+	black := query(t, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", time.Minute)
+	if _, ok := player.Lookup(ctx, black); ok {
+		t.Error("a move from an empty answer")
+	}
+	if q := src.LastQuery("/player"); q.Get("color") != "black" {
+		t.Errorf("player query for Black %v", q)
+	}
+	lichessDB := New(Options{LichessURL: "https://lichess.org", Token: "lip_secret", Sources: config.Sources{Explorer: true,
+		ExplorerURL: src.URL(), ExplorerDB: "lichess", ExplorerRatings: []int{1600, 1800}, ExplorerSpeeds: []string{"bullet", "blitz"},
+		ExplorerMinGames: 1, ExplorerMaxPly: 10}})
+	defer lichessDB.Close()
+	lichessDB.Lookup(ctx, white)
+	if q := src.LastQuery("/lichess"); q.Get("ratings") != "1600,1800" || q.Get("speeds") != "bullet,blitz" || q.Has("player") {
+		t.Errorf("lichess query %v", q)
+	}
+	for _, a := range src.Auth() {
+		if a != "" {
+			t.Fatalf("a loopback source that is not LICHESS_URL got %q", a)
+		}
+	}
+}
+
 // TestChooseExplorer: popularity and score pick different moves; the
 // minimum number of games rules moves out; Black's score counts for Black.
 func TestChooseExplorer(t *testing.T) {

@@ -181,13 +181,18 @@ func (c *cloud) lookup(ctx context.Context, q *Query) (Answer, bool, error) {
 }
 
 // explorer plays the most played move (or the best scoring one) among
-// those with at least minGames games, for the first maxPly plies.
+// those with at least minGames games, for the first maxPly plies, from
+// the masters', Lichess's or one player's games.
 type explorer struct {
 	c        *lichess.Client
 	db       string
 	minGames int64
 	maxPly   int
 	byScore  bool
+	player   string   // player db: whose games (with our colour)
+	speeds   []string // lichess and player dbs; nil: the game's speed
+	ratings  []int    // lichess db; nil: all
+	modes    []string // player db; nil: rated and casual
 }
 
 func (*explorer) name() string { return Explorer }
@@ -204,12 +209,25 @@ func (e *explorer) applies(q *Query) bool {
 
 func (e *explorer) lookup(ctx context.Context, q *Query) (Answer, bool, error) {
 	eq := lichess.ExplorerQuery{DB: e.db}
-	if e.db == "lichess" {
+	if e.db == "lichess" || e.db == "player" {
 		if v := q.Variant; v != "" && !variantIs(v, "fromPosition") {
 			eq.Variant = v
 		}
-		if q.Speed != "" {
+		switch {
+		case len(e.speeds) > 0:
+			eq.Speeds = e.speeds
+		case q.Speed != "":
 			eq.Speeds = []string{q.Speed}
+		}
+	}
+	switch e.db {
+	case "lichess":
+		eq.Ratings = e.ratings
+	case "player":
+		// The player's own moves: their games with the colour we play.
+		eq.Player, eq.Color, eq.Modes = e.player, "white", e.modes
+		if q.Pos.SideToMove() == board.Black {
+			eq.Color = "black"
 		}
 	}
 	ex, err := e.c.ExplorerLookup(ctx, eq, q.Pos.FEN())

@@ -13,6 +13,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -38,22 +39,24 @@ type Sources struct {
 
 	mu       sync.Mutex
 	faults   map[string]SourceFault
-	cloud    map[string][]byte // fen → answer
-	explorer map[string][]byte // db + " " + fen → answer
-	auth     []string          // Authorization of each request
-	hits     map[string]int    // path → requests
+	cloud    map[string][]byte     // fen → answer
+	explorer map[string][]byte     // db + " " + fen → answer
+	auth     []string              // Authorization of each request
+	hits     map[string]int        // path → requests
+	queries  map[string]url.Values // path → the last request's query
 }
 
 // NewSources starts the fake sources on a loopback port.
 func NewSources() *Sources {
 	s := &Sources{faults: map[string]SourceFault{}, cloud: map[string][]byte{},
-		explorer: map[string][]byte{}, hits: map[string]int{}}
+		explorer: map[string][]byte{}, hits: map[string]int{}, queries: map[string]url.Values{}}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /standard", s.handleTablebase)
 	mux.HandleFunc("GET /api/cloud-eval", s.handleCloud)
 	mux.HandleFunc("GET /masters", s.handleExplorer)
 	mux.HandleFunc("GET /lichess", s.handleExplorer)
+	mux.HandleFunc("GET /player", s.handlePlayer)
 	s.hs = httptest.NewServer(s.wrap(mux))
 	return s
 }
@@ -82,8 +85,9 @@ func (s *Sources) SetCloudEval(fen string, body []byte) {
 	s.cloud[fen] = body
 }
 
-// SetExplorer makes the explorer's db ("masters", "lichess") answer body
-// for fen.
+// SetExplorer makes the explorer's db ("masters", "lichess", "player")
+// answer body for fen. The player database streams body's lines one by
+// one (ND-JSON), as the real one does while it indexes a player's games.
 func (s *Sources) SetExplorer(db, fen string, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,6 +99,13 @@ func (s *Sources) Auth() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.auth...)
+}
+
+// LastQuery returns the query of the last request to path (nil: none).
+func (s *Sources) LastQuery(path string) url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queries[path]
 }
 
 // Hits returns the number of requests to path so far.
@@ -109,6 +120,7 @@ func (s *Sources) wrap(h http.Handler) http.Handler {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
 		s.hits[r.URL.Path]++
+		s.queries[r.URL.Path] = r.URL.Query()
 		f := s.faults[r.URL.Path]
 		s.mu.Unlock()
 		if !delay(f.Delay, r.Context(), s.ctx) {
@@ -149,6 +161,37 @@ func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
+}
+
+// handlePlayer serves the player database: the player and colour are
+// required (400 otherwise, as the real one answers), and the answer set
+// for the position streams line by line; an unknown position gets one line
+// without moves.
+func (s *Sources) handlePlayer(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("player") == "" || (q.Get("color") != "white" && q.Get("color") != "black") {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "player and color required"})
+		return
+	}
+	s.mu.Lock()
+	body, ok := s.explorer["player "+q.Get("fen")]
+	s.mu.Unlock()
+	if !ok {
+		body = []byte(`{"white":0,"draws":0,"black":0,"moves":[],"recentGames":[],"opening":null,"queuePosition":0}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	fl, _ := w.(http.Flusher)
+	for _, line := range strings.SplitAfter(string(body), "\n") {
+		if line == "" {
+			continue
+		}
+		if _, err := w.Write([]byte(line)); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
 }
 
 // handleTablebase answers for up to four pieces without pawns (probe);
