@@ -117,6 +117,7 @@ func (s *Service) statusHandler() (http.Handler, error) {
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		s.stats.writeMetrics(w)
+		s.writeTourneyMetrics(w)
 		hub := s.pub.hub
 		fmt.Fprintf(w, "# HELP ponderosa_status_readers Status pages following the live updates.\n# TYPE ponderosa_status_readers gauge\nponderosa_status_readers %d\n", hub.Subscribers())
 		fmt.Fprintf(w, "# HELP ponderosa_status_readers_dropped_total Status page readers dropped for falling behind.\n# TYPE ponderosa_status_readers_dropped_total counter\nponderosa_status_readers_dropped_total %d\n", hub.Dropped())

@@ -39,13 +39,13 @@ func TestArenaOnTheFake(t *testing.T) {
 	h := setup(t, fakelichess.Options{}, map[string]string{
 		"PONDEROSA_TOURNAMENTS": "arena:" + id, "PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "0"})
 	start := time.Now()
-	h.srv.CreateArena(fakelichess.TournamentSpec{ID: id, Bots: true, Minutes: 10, Duration: 22 * time.Second,
+	h.srv.CreateArena(fakelichess.TournamentSpec{ID: id, Bots: true, Minutes: 10, Duration: 26 * time.Second,
 		ClockLimit: 10 * time.Second, Opponent: briefOpponent(), PairDelay: 2 * time.Second})
 	h.beforeRun = fastTourneys
 	h.start()
 
 	const want = 3
-	h.waitFor("three arena games played", 20*time.Second, func() bool {
+	h.waitFor("three arena games played", 24*time.Second, func() bool {
 		info, _ := h.srv.Tournament(id)
 		done := 0
 		for _, g := range info.Games {
@@ -87,6 +87,11 @@ func TestArenaOnTheFake(t *testing.T) {
 	h.waitFor("challenge answered", 10*time.Second, func() bool { st, _ := h.challengeStatus(c); return st != "created" })
 	if st, reason := h.challengeStatus(c); st != "declined" || reason != "later" {
 		t.Errorf("challenge while in the arena: %s %s", st, reason)
+	}
+	var metrics strings.Builder
+	h.svc.writeTourneyMetrics(&metrics)
+	if m := metrics.String(); !strings.Contains(m, `ponderosa_tournaments{state="joined"} 1`) && !strings.Contains(m, `ponderosa_tournaments{state="playing"} 1`) {
+		t.Errorf("metrics:\n%s", metrics.String())
 	}
 	views := h.svc.liveSnapshot().Bot.Tournaments
 	if len(views) != 1 || views[0].Tournament != "arena:"+id || (views[0].State != "joined" && views[0].State != "playing") {

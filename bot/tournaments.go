@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -372,6 +373,27 @@ func (m *tourneys) withdrawAll(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// writeTourneyMetrics adds the tournaments per state to /metrics.
+func (s *Service) writeTourneyMetrics(w io.Writer) {
+	if s.tours == nil {
+		return
+	}
+	s.mu.Lock()
+	playing := map[string]bool{}
+	for _, tid := range s.tourneyGames {
+		playing[tid] = true
+	}
+	s.mu.Unlock()
+	count := map[string]int{}
+	for _, v := range s.tours.views(playing) {
+		count[v.State]++
+	}
+	fmt.Fprint(w, "# HELP ponderosa_tournaments Tournaments set to join, by state (joined, playing, joining, retrying, refused, finished).\n# TYPE ponderosa_tournaments gauge\n")
+	for _, st := range []string{"joined", "playing", "joining", "retrying", "refused", "finished"} {
+		fmt.Fprintf(w, "ponderosa_tournaments{state=%q} %d\n", st, count[st])
+	}
 }
 
 // tourneyReserve is the number of slots kept for tournament pairings: one
