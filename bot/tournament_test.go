@@ -105,6 +105,9 @@ func TestArenaOnTheFake(t *testing.T) {
 	if info.Withdraws != 1 || info.Joined {
 		t.Fatalf("after shutdown: %+v\nlogs:\n%s", info, h.logs.String())
 	}
+	if v := h.svc.liveSnapshot().Bot.Tournaments; len(v) != 1 || v[0].State != "withdrawn" {
+		t.Errorf("status after shutdown: %+v", v)
+	}
 	n := len(info.Games)
 	// No pairing until the end of the arena (the fake pairs a joined free
 	// bot within 50 ms).

@@ -66,6 +66,7 @@ type tourney struct {
 	started  bool
 	finished bool
 	failed   string // a permanent refusal: never retried
+	left     bool   // withdrawn at shutdown
 	lastErr  string
 	nextTry  time.Time // next join attempt (not joined) or state poll (joined)
 	backoff  time.Duration
@@ -104,6 +105,8 @@ func (m *tourneys) views(playing map[string]bool) []live.TournamentView {
 			v.State, v.Error = "refused", x.failed
 		case x.finished:
 			v.State = "finished"
+		case x.left:
+			v.State = "withdrawn"
 		case x.joined && playing[x.t.ID]:
 			v.State = "playing"
 		case x.joined:
@@ -163,19 +166,17 @@ func (m *tourneys) step(ctx context.Context, now time.Time) time.Time {
 // visit reads a tournament's state and joins (or re-joins) when needed.
 func (m *tourneys) visit(ctx context.Context, x *tourney, now time.Time) {
 	log := m.log.With("tournament", x.t.Key())
-	started, finished, refused, err := m.state(ctx, x.t)
+	// The verdicts are not trusted to refuse before trying: a join is
+	// what Lichess decides on; they only explain a refusal.
+	started, finished, _, err := m.state(ctx, x.t)
 	m.mu.Lock()
 	if err == nil {
 		x.started, x.finished = started, finished
 	}
 	joined, lastJoin := x.joined, x.lastJoin
 	m.mu.Unlock()
-	switch {
-	case err == nil && finished:
+	if err == nil && finished {
 		log.Info("tournament is over")
-		return
-	case err == nil && len(refused) > 0 && !joined:
-		m.refuse(x, log, "entry conditions not met: "+strings.Join(refused, "; "))
 		return
 	}
 	refresh := joined && x.t.Kind == config.Arena && started && now.Sub(lastJoin) >= m.timing.pairRefresh
@@ -368,7 +369,7 @@ func (m *tourneys) withdrawAll(ctx context.Context) {
 			}
 			m.log.Info("withdrew from the tournament", "tournament", x.t.Key())
 			m.mu.Lock()
-			x.joined = false
+			x.joined, x.left = false, true
 			m.mu.Unlock()
 		}()
 	}
@@ -390,8 +391,8 @@ func (s *Service) writeTourneyMetrics(w io.Writer) {
 	for _, v := range s.tours.views(playing) {
 		count[v.State]++
 	}
-	fmt.Fprint(w, "# HELP ponderosa_tournaments Tournaments set to join, by state (joined, playing, joining, retrying, refused, finished).\n# TYPE ponderosa_tournaments gauge\n")
-	for _, st := range []string{"joined", "playing", "joining", "retrying", "refused", "finished"} {
+	fmt.Fprint(w, "# HELP ponderosa_tournaments Tournaments set to join, by state (joined, playing, joining, retrying, refused, finished, withdrawn).\n# TYPE ponderosa_tournaments gauge\n")
+	for _, st := range []string{"joined", "playing", "joining", "retrying", "refused", "finished", "withdrawn"} {
 		fmt.Fprintf(w, "ponderosa_tournaments{state=%q} %d\n", st, count[st])
 	}
 }

@@ -63,7 +63,8 @@ type BotView struct {
 // TournamentView is one tournament the bot joins.
 type TournamentView struct {
 	Tournament string `json:"tournament"` // kind:id (never the password)
-	// State is joining, joined, playing, retrying, refused or finished.
+	// State is joining, joined, playing, retrying, refused, finished or
+	// withdrawn (at shutdown).
 	State string `json:"state"`
 	Error string `json:"error,omitempty"`
 }
