@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/pgn"
 )
 
 // pgnPlayer is one side of a game record.
@@ -90,15 +90,12 @@ func pgnVariant(key string) string {
 	return key
 }
 
-// writePGN writes the record as PGN, SAN moves with a comment holding the
-// %clk clock and the move's note, lines of at most 80 characters (a long
-// comment is broken between its words).
+// writePGN writes the record as PGN (internal/pgn), SAN moves with a
+// comment holding the %clk clock and the move's note (a long comment is
+// broken between its words, never inside a command).
 func writePGN(w io.Writer, r *gameRecord) error {
-	bw := bufio.NewWriter(w)
-	tag := func(name, value string) {
-		value = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(value)
-		fmt.Fprintf(bw, "[%s \"%s\"]\n", name, value)
-	}
+	pw := pgn.NewWriter(w)
+	tag := pw.Tag
 	mode := "Casual"
 	if r.Rated {
 		mode = "Rated"
@@ -143,33 +140,7 @@ func writePGN(w io.Writer, r *gameRecord) error {
 		tag("SetUp", "1")
 	}
 	tag("Termination", r.termination())
-	bw.WriteString("\n")
-
-	pos := r.StartPos
-	line := 0
-	word := func(s string) {
-		if line > 0 && line+1+len(s) > 80 {
-			bw.WriteString("\n")
-			line = 0
-		}
-		if line > 0 {
-			bw.WriteString(" ")
-			line++
-		}
-		bw.WriteString(s)
-		line += len(s)
-	}
-	for i, m := range r.Moves {
-		white := pos.SideToMove() == board.White
-		if white {
-			word(fmt.Sprintf("%d.", pos.FullmoveNumber()))
-		} else if i == 0 {
-			word(fmt.Sprintf("%d...", pos.FullmoveNumber()))
-		}
-		if !pos.IsLegal(m) {
-			return fmt.Errorf("pgn: move %d (%v) is illegal in %s", i+1, m, pos.FEN())
-		}
-		word(pos.SAN(m))
+	err := pw.Moves(r.StartPos, r.Moves, func(i int) []string {
 		var comment []string
 		if i < len(r.Clocks) && r.Clocks[i] >= 0 {
 			comment = append(comment, "[%clk "+clk(r.Clocks[i])+"]")
@@ -178,23 +149,20 @@ func writePGN(w io.Writer, r *gameRecord) error {
 			// A note never closes the comment early.
 			comment = append(comment, strings.NewReplacer("{", "(", "}", ")").Replace(r.Notes[i]))
 		}
-		if len(comment) > 0 {
-			// Commands stay whole; the note may break between its words.
-			word("{")
-			for _, c := range comment {
-				for _, t := range commentTokens(c) {
-					word(t)
-				}
-			}
-			word("}")
+		if len(comment) == 0 {
+			return nil
 		}
-		var next board.Position
-		pos.MakeMove(m, &next)
-		pos = next
+		// Commands stay whole; the note may break between its words.
+		words := []string{"{"}
+		for _, c := range comment {
+			words = append(words, commentTokens(c)...)
+		}
+		return append(words, "}")
+	})
+	if err != nil {
+		return err
 	}
-	word(res)
-	bw.WriteString("\n\n")
-	return bw.Flush()
+	return pw.End(res)
 }
 
 func nameOr(s string) string {

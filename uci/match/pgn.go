@@ -7,19 +7,18 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/pgn"
 )
 
-// WritePGN writes rec as one PGN game: the seven-tag roster, SetUp/FEN for
-// a non-standard start, TimeControl, PlyCount and Termination, then SAN
-// moves. Book moves carry {book}; engine moves carry the score from the
-// mover's view and depth (cutechess style, "+0.31/12"), the time used and,
-// in timed games, the mover's clock after the move as [%clk h:mm:ss.s].
+// WritePGN writes rec as one PGN game (internal/pgn): the seven-tag
+// roster, SetUp/FEN for a non-standard start, TimeControl, PlyCount and
+// Termination, then SAN moves. Book moves carry {book}; engine moves carry
+// the score from the mover's view and depth (cutechess style, "+0.31/12"),
+// the time used and, in timed games, the mover's clock after the move as
+// [%clk h:mm:ss.s].
 func WritePGN(w io.Writer, rec GameRecord, event string) error {
-	var b strings.Builder
-	tag := func(k, v string) {
-		v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `"`, `\"`)
-		fmt.Fprintf(&b, "[%s \"%s\"]\n", k, v)
-	}
+	pw := pgn.NewWriter(w)
+	tag := pw.Tag
 	tag("Event", event)
 	tag("Site", "?")
 	tag("Date", rec.Started.UTC().Format("2006.01.02"))
@@ -38,59 +37,37 @@ func WritePGN(w io.Writer, rec GameRecord, event string) error {
 	tag("TimeControl", rec.TC.String())
 	tag("PlyCount", fmt.Sprint(len(rec.Plies)))
 	tag("Termination", string(rec.Termination))
-	b.WriteString("\n")
-
-	var line strings.Builder
-	flush := func(tok string) {
-		if line.Len() > 0 && line.Len()+1+len(tok) > 79 {
-			b.WriteString(line.String() + "\n")
-			line.Reset()
-		}
-		if line.Len() > 0 {
-			line.WriteByte(' ')
-		}
-		line.WriteString(tok)
-	}
-	pos := start
-	var child board.Position
+	moves := make([]board.Move, len(rec.Plies))
 	for i, pl := range rec.Plies {
-		if pos.SideToMove() == board.White {
-			flush(fmt.Sprintf("%d.", pos.FullmoveNumber()))
-		} else if i == 0 {
-			flush(fmt.Sprintf("%d...", pos.FullmoveNumber()))
+		moves[i] = pl.Move
+	}
+	err := pw.Moves(start, moves, func(i int) []string {
+		pl := rec.Plies[i]
+		if pl.Book {
+			return []string{"{book}"}
 		}
-		flush(pos.SAN(pl.Move))
-		switch {
-		case pl.Book:
-			flush("{book}")
-		default:
-			// Break lines between words, never inside the clock command.
-			var words []string
-			if pl.HasScore {
-				words = append(words, formatScore(pl))
-			}
-			words = append(words, fmt.Sprintf("%.3fs", pl.Elapsed.Seconds()))
-			if rec.TC.Timed() {
-				words = append(words, formatClock(pl.Clock))
-			}
-			words[0] = "{" + words[0]
-			words[len(words)-1] += "}"
-			for _, word := range words {
-				flush(word)
-			}
+		// Lines break between words, never inside the clock command.
+		var words []string
+		if pl.HasScore {
+			words = append(words, formatScore(pl))
 		}
-		pos.MakeMove(pl.Move, &child)
-		pos = child
+		words = append(words, fmt.Sprintf("%.3fs", pl.Elapsed.Seconds()))
+		if rec.TC.Timed() {
+			words = append(words, formatClock(pl.Clock))
+		}
+		words[0] = "{" + words[0]
+		words[len(words)-1] += "}"
+		return words
+	})
+	if err != nil {
+		return err
 	}
 	if rec.Reason != "" {
 		for _, word := range strings.Fields("{" + rec.Reason + "}") {
-			flush(word)
+			pw.Word(word)
 		}
 	}
-	flush(rec.Result.String())
-	b.WriteString(line.String() + "\n\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return pw.End(rec.Result.String())
 }
 
 // formatScore writes a score the cutechess way: "+0.31/12", "+M3/20", "-M2/9".
