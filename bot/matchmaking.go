@@ -46,6 +46,24 @@ func newMatchmaker(cfg config.Matchmaking, mem store.Store) matchmaker {
 		refused: map[string]map[string]store.Refusal{}, mem: mem}
 }
 
+// engineCanPlay960 drops the chess960 offers when the external engine
+// cannot play Chess960 (no UCI_Chess960 option, or xboard); it is an error
+// when no offer is left.
+func (m *matchmaker) engineCanPlay960(can bool, log *slog.Logger) error {
+	if can || !m.cfg.Enabled {
+		return nil
+	}
+	n := len(m.offers)
+	m.offers = slices.DeleteFunc(m.offers, func(o offer) bool { return o.variant == "chess960" })
+	if len(m.offers) == 0 {
+		return errors.New("PONDEROSA_MATCHMAKING_VARIANTS: only chess960, which the engine cannot play (no UCI_Chess960 option)")
+	}
+	if len(m.offers) < n {
+		log.Warn("matchmaking: the engine cannot play chess960 (no UCI_Chess960 option): no chess960 challenges")
+	}
+	return nil
+}
+
 // gone forgets our challenge id once it was cancelled.
 func (m *matchmaker) gone(id string) {
 	if id == m.out {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
 
@@ -178,4 +180,39 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 		h.srv.OpponentResign(ch.ID)
 	}
 	h.waitOver(ch.ID, 10*time.Second)
+}
+
+// TestMatchmaking960NeedsTheEngine: an engine that cannot play Chess960
+// (fairymax over xboard) stops the bot at start when matchmaking would
+// challenge only in chess960, and leaves chess960 out when it also has
+// standard (logged).
+func TestMatchmaking960NeedsTheEngine(t *testing.T) {
+	fairymax := testbin.Need(t, "/usr/games/fairymax")
+	env := func(variants string) map[string]string {
+		return map[string]string{"PONDEROSA_ENGINE": fairymax, "PONDEROSA_ENGINE_PROTOCOL": "xboard",
+			"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_VARIANTS": variants}
+	}
+	h := setup(t, fakelichess.Options{}, env("chess960"))
+	svc := newService(h.cfg, h.client, Options{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := svc.Run(ctx)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "PONDEROSA_MATCHMAKING_VARIANTS") {
+		t.Errorf("chess960 only with fairymax: %v, want an error naming PONDEROSA_MATCHMAKING_VARIANTS", err)
+	}
+	noEngineProcesses(t)
+
+	h = setup(t, fakelichess.Options{}, env("standard,chess960"))
+	h.start()
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range h.svc.mm.offers {
+		if o.variant != "standard" {
+			t.Errorf("offer %s with an engine that cannot play it", o)
+		}
+	}
+	if !strings.Contains(h.logs.String(), "no chess960 challenges") {
+		t.Error("dropping chess960 not logged")
+	}
 }

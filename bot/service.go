@@ -232,6 +232,11 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 		s.log.Info("external engine", "engine", e.ID(), "command", strings.Join(s.cfg.Engine.Command, " "),
 			"protocol", s.cfg.Engine.Protocol)
+		if err := s.mm.engineCanPlay960(e.HasOption("UCI_Chess960") && s.cfg.Engine.Protocol != "xboard", s.log); err != nil {
+			cancelSpares()
+			e.Close()
+			return err
+		}
 		s.spares = newSparePool(spareCtx, s.engineSpec(), s.log, e, s.cfg.Policy.MaxGames)
 		defer func() {
 			cancelSpares()
