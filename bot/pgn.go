@@ -271,7 +271,7 @@ func moveNote(source string, res Answer, src *movesource.Answer, whiteToMove boo
 
 // pgnEval writes [%eval] from White's point of view: cp in pawns with two
 // decimals, or #n when mate is not 0 (mate in n moves, negative: Black
-// mates), then the depth.
+// mates), then the depth when there is one.
 func pgnEval(cp, mate, depth int) string {
 	score := ""
 	if mate != 0 {
@@ -282,6 +282,9 @@ func pgnEval(cp, mate, depth int) string {
 			sign, cp = "-", -cp
 		}
 		score = fmt.Sprintf("%s%d.%02d", sign, cp/100, cp%100)
+	}
+	if depth <= 0 {
+		return fmt.Sprintf("[%%eval %s]", score) // a source without a depth (ChessDB)
 	}
 	return fmt.Sprintf("[%%eval %s,%d]", score, depth)
 }

@@ -235,6 +235,8 @@ func TestMoveNote(t *testing.T) {
 		{moveNote("cloud", Answer{}, &movesource.Answer{Source: "cloud", Note: "-0.05 (White's view) at depth 40", Eval: &movesource.Eval{CP: -5, Depth: 40}}, false),
 			"[%eval -0.05,40] cloud: -0.05 (White's view) at depth 40"},
 		{moveNote(sourceBook, Answer{Source: sourceBook}, nil, true), "book"},
+		{moveNote("chessdb", Answer{}, &movesource.Answer{Source: "chessdb", Note: "+0.35", Eval: &movesource.Eval{CP: -35}}, false),
+			"[%eval -0.35] chessdb: +0.35"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -206,7 +206,7 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	defer books.Close()
 	s.books = books
-	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer {
+	if src := s.cfg.Sources; src.Tablebase || src.Cloud || src.Explorer || src.ChessDB {
 		opts := movesource.Options{LichessURL: s.cfg.URL, Token: s.cfg.Token.Reveal(),
 			UserAgent: strings.ReplaceAll(s.version, " ", "/"), Logger: s.log, Sources: src}
 		if opts.ExplorerPlayer == "" {

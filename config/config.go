@@ -381,4 +381,7 @@ type Sources struct {
 	ExplorerSpeeds  []string
 	ExplorerRatings []int
 	ExplorerModes   []string
+
+	ChessDB    bool
+	ChessDBURL string
 }

@@ -363,6 +363,10 @@ var settings = []setting{
 		}},
 	{Setting: Setting{"PONDEROSA_EXPLORER_MAX_PLY", "16", "ask the explorer for at most this many plies from the start (1 to 200)"},
 		set: func(c *Config, v string) (err error) { c.Sources.ExplorerMaxPly, err = parseInt(v, 1, 200); return }},
+	{Setting: Setting{"PONDEROSA_CHESSDB", "false", "play the best known move of ChessDB (chessdb.cn's cloud database, queryall) in standard games (true/false)"},
+		set: func(c *Config, v string) (err error) { c.Sources.ChessDB, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_CHESSDB_URL", "https://www.chessdb.cn", "base URL of ChessDB (/cdb.php); never gets the token"},
+		set: func(c *Config, v string) (err error) { c.Sources.ChessDBURL, err = parseBaseURL(v); return }},
 
 	{Setting: Setting{"PONDEROSA_PGN_DIR", "pgn", "folder for one PGN file per finished game (\"none\" = off)"},
 		set: func(c *Config, v string) (err error) { c.PGNDir, err = parsePath(v); return }},

@@ -363,3 +363,93 @@ func DecodeExplorerStream(data []byte) (*Explorer, error) {
 	}
 	return nil, errors.New("explorer answer: no complete line")
 }
+
+// DefaultChessDBURL is ChessDB's host (chessdb.cn's cloud database).
+const DefaultChessDBURL = "https://www.chessdb.cn"
+
+// ChessDBMove is one move of a ChessDB queryall answer: its score in
+// centipawns for the side to move (Known false when ChessDB wrote "??"),
+// and its rank: 2 a best move ("!"), 1 a good one ("*"), 0 others ("?").
+type ChessDBMove struct {
+	UCI     string
+	SAN     string
+	Score   int
+	Known   bool
+	Rank    int
+	Note    string
+	WinRate string
+}
+
+// ChessDB is the answer of cdb.php?action=queryall&json=1: Status "ok"
+// with the moves best first, or "unknown", "checkmate", "stalemate",
+// "invalid board", "rate limit exceeded", ...
+type ChessDB struct {
+	Status string
+	Moves  []ChessDBMove
+}
+
+// DecodeChessDB parses a queryall answer (json=1), as cdb.php writes it:
+// {"status":"ok","moves":[{"uci":"e2e4","san":"e4","score":35,"rank":2,
+// "note":"! (12-03)","winrate":"55.30"}, ...]}, where an unknown move's
+// score is the string "??". Every move needs a UCI move and a rank from 0
+// to 2; an "ok" answer needs a move.
+func DecodeChessDB(data []byte) (*ChessDB, error) {
+	var raw struct {
+		Status string `json:"status"`
+		Moves  []struct {
+			UCI     string          `json:"uci"`
+			SAN     string          `json:"san"`
+			Score   json.RawMessage `json:"score"`
+			Rank    int             `json:"rank"`
+			Note    string          `json:"note"`
+			WinRate string          `json:"winrate"`
+		} `json:"moves"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("chessdb answer: %w", err)
+	}
+	if raw.Status == "" {
+		return nil, errors.New("chessdb answer: no status")
+	}
+	out := &ChessDB{Status: raw.Status}
+	for i, m := range raw.Moves {
+		if len(m.UCI) < 4 || len(m.UCI) > 5 || m.Rank < 0 || m.Rank > 2 {
+			return nil, fmt.Errorf("chessdb answer: move %d: bad uci or rank", i)
+		}
+		cm := ChessDBMove{UCI: m.UCI, SAN: m.SAN, Rank: m.Rank, Note: m.Note, WinRate: m.WinRate}
+		var n int
+		switch err := json.Unmarshal(m.Score, &n); {
+		case err == nil && n > -100000 && n < 100000:
+			cm.Score, cm.Known = n, true
+		case string(m.Score) == `"??"`:
+		default:
+			return nil, fmt.Errorf("chessdb answer: move %d: bad score %.20q", i, m.Score)
+		}
+		out.Moves = append(out.Moves, cm)
+	}
+	if out.Status == "ok" && len(out.Moves) == 0 {
+		return nil, errors.New("chessdb answer: ok without moves")
+	}
+	return out, nil
+}
+
+// ChessDBLookup asks ChessDB (queryall, JSON, without its automatic
+// learning) about fen; ErrNotKnown (wrapped) when ChessDB has no moves
+// for it.
+func (c *Client) ChessDBLookup(ctx context.Context, fen string) (*ChessDB, error) {
+	body, err := c.get(ctx, "/cdb.php", map[string]string{"action": "queryall", "board": fen, "json": "1", "learn": "0"})
+	if err != nil {
+		return nil, err
+	}
+	db, err := DecodeChessDB(body)
+	if err != nil {
+		return nil, err
+	}
+	switch db.Status {
+	case "ok":
+		return db, nil
+	case "unknown", "checkmate", "stalemate":
+		return nil, fmt.Errorf("%w: chessdb: %s", ErrNotKnown, db.Status)
+	}
+	return nil, fmt.Errorf("chessdb: %s", db.Status)
+}

@@ -41,6 +41,19 @@ func TestDecodeSources(t *testing.T) {
 	if err != nil || len(ex.Moves) != 3 || ex.Moves[1].Games() != 763 {
 		t.Fatalf("explorer: %+v %v", ex, err)
 	}
+	db, err := DecodeChessDB(s["chessdb_queryall.json"])
+	if err != nil || db.Status != "ok" || len(db.Moves) != 5 || db.Moves[0].Score != 35 || db.Moves[0].Rank != 2 || db.Moves[4].Known {
+		t.Fatalf("chessdb: %+v %v", db, err)
+	}
+	for _, bad := range []string{`{}`, `{"status":"ok"}`, `{"status":"ok","moves":[{"uci":"e2e4","score":"x","rank":1}]}`,
+		`{"status":"ok","moves":[{"uci":"e2","score":1,"rank":1}]}`, `{"status":"ok","moves":[{"uci":"e2e4","score":1,"rank":3}]}`, `unknown`} {
+		if _, err := DecodeChessDB([]byte(bad)); err == nil {
+			t.Errorf("chessdb accepted %q", bad)
+		}
+	}
+	if db, err := DecodeChessDB([]byte(`{"status":"unknown"}`)); err != nil || db.Status != "unknown" {
+		t.Errorf("chessdb unknown: %+v %v", db, err)
+	}
 	// The player database streams: the last complete line counts, a line
 	// cut short at the end is left out, a bad complete line is an error.
 	stream := s["explorer_player.ndjson"]
@@ -263,6 +276,25 @@ func FuzzDecodeExplorerStream(f *testing.F) {
 		if e != nil {
 			for _, m := range e.Moves {
 				if m.Games() < 0 || len(m.UCI) < 4 {
+					t.Fatal("bad move")
+				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeChessDB(f *testing.F) {
+	for _, b := range sourceSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		db, err := DecodeChessDB(b)
+		if (db == nil) == (err == nil) {
+			t.Fatal("answer and error")
+		}
+		if db != nil {
+			for _, m := range db.Moves {
+				if len(m.UCI) < 4 || m.Rank < 0 || m.Rank > 2 {
 					t.Fatal("bad move")
 				}
 			}

@@ -31,6 +31,7 @@ const (
 	Tablebase = "tablebase"
 	Cloud     = "cloud"
 	Explorer  = "explorer"
+	ChessDB   = "chessdb"
 )
 
 // Query is the position a move is wanted for.
@@ -103,7 +104,7 @@ type Options struct {
 type Set struct {
 	opts    Options
 	log     *slog.Logger
-	sources []source // in order: tablebase, cloud, explorer
+	sources []source // in order: tablebase, cloud, explorer, chessdb
 	clients []*lichess.Client
 
 	mu      sync.Mutex
@@ -142,6 +143,13 @@ func New(opts Options) *Set {
 		s.clients = append(s.clients, c)
 		return c
 	}
+	// ChessDB is no Lichess service: it never gets the token, whatever
+	// its URL.
+	tokenless := func(base string) *lichess.Client {
+		c := lichess.New(lichess.Options{BaseURL: base, UserAgent: opts.UserAgent, Logger: opts.Logger, Retries: -1, CallTimeout: opts.MaxTimeout})
+		s.clients = append(s.clients, c)
+		return c
+	}
 	if opts.Tablebase {
 		s.sources = append(s.sources, &tablebase{c: client(opts.TablebaseURL)})
 	}
@@ -152,6 +160,9 @@ func New(opts Options) *Set {
 		s.sources = append(s.sources, &explorer{c: client(opts.ExplorerURL), db: opts.ExplorerDB,
 			minGames: opts.ExplorerMinGames, maxPly: opts.ExplorerMaxPly, byScore: opts.ExplorerByScore,
 			player: opts.ExplorerPlayer, speeds: opts.ExplorerSpeeds, ratings: opts.ExplorerRatings, modes: opts.ExplorerModes})
+	}
+	if opts.ChessDB {
+		s.sources = append(s.sources, &chessDB{c: tokenless(opts.ChessDBURL)})
 	}
 	if len(s.sources) == 0 {
 		return nil

@@ -230,6 +230,46 @@ func TestExplorerPlayerAndFilters(t *testing.T) {
 	}
 }
 
+// TestChessDB: ChessDB's best scored move ranked best or good is played,
+// with its score; "unknown" is no failure and no move; ChessDB never gets
+// the token, not even at LICHESS_URL's own address.
+func TestChessDB(t *testing.T) {
+	src := fakelichess.NewSources()
+	defer src.Close()
+	body, err := os.ReadFile("testdata/chessdb_queryall.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := query(t, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", time.Minute)
+	src.SetChessDB(start.Pos.FEN(), body)
+	// LICHESS_URL is the fake's own address: any other source would get
+	// the token there.
+	set := New(Options{LichessURL: src.URL(), Token: "lip_secret", Sources: config.Sources{ChessDB: true, ChessDBURL: src.URL()}})
+	defer set.Close()
+	ctx := context.Background()
+	a, ok := set.Lookup(ctx, start)
+	if !ok || a.Source != ChessDB || start.Pos.UCI(a.Move) != "e2e4" || a.Eval == nil || a.Eval.CP != 35 {
+		t.Fatalf("chessdb: %+v %v", a, ok)
+	}
+	if q := src.LastQuery("/cdb.php"); q.Get("action") != "queryall" || q.Get("json") != "1" || q.Get("board") != start.Pos.FEN() {
+		t.Errorf("query %v", q)
+	}
+	other := query(t, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", time.Minute)
+	if _, ok := set.Lookup(ctx, other); ok {
+		t.Error("a move for an unknown position")
+	}
+	for _, a := range src.Auth() {
+		if a != "" {
+			t.Fatalf("ChessDB got Authorization %q", a)
+		}
+	}
+	// Only moves ranked best or good, with a known score, count.
+	if _, ok := ChooseChessDB(&lichess.ChessDB{Status: "ok", Moves: []lichess.ChessDBMove{{UCI: "a2a3", Rank: 0, Known: true, Score: 90},
+		{UCI: "h2h4", Rank: 2}}}); ok {
+		t.Error("chose a move ranked ? or with an unknown score")
+	}
+}
+
 // TestChooseExplorer: popularity and score pick different moves; the
 // minimum number of games rules moves out; Black's score counts for Black.
 func TestChooseExplorer(t *testing.T) {

@@ -274,3 +274,61 @@ func ChooseExplorer(ex *lichess.Explorer, white bool, minGames int64, byScore bo
 	}
 	return best, best >= 0
 }
+
+// chessDB plays ChessDB's best known move (queryall: the moves come best
+// first) when ChessDB ranks it a best or good move ("!" or "*", rank 2 or
+// 1) and knows its score. Standard and fromPosition games, not Chess960.
+type chessDB struct{ c *lichess.Client }
+
+func (*chessDB) name() string { return ChessDB }
+
+func (*chessDB) applies(q *Query) bool {
+	return variantIs(q.Variant, "standard", "fromPosition", "") && !q.Pos.Chess960
+}
+
+func (d *chessDB) lookup(ctx context.Context, q *Query) (Answer, bool, error) {
+	db, err := d.c.ChessDBLookup(ctx, q.Pos.FEN())
+	if err != nil {
+		if errorsIsNotKnown(err) {
+			return Answer{}, false, nil
+		}
+		return Answer{}, false, err
+	}
+	i, ok := ChooseChessDB(db)
+	if !ok {
+		return Answer{}, false, nil
+	}
+	cm := db.Moves[i]
+	m, err := parseMove(&q.Pos, cm.UCI)
+	if err != nil {
+		return Answer{}, false, fmt.Errorf("chessdb: %w", err)
+	}
+	// Scores are for the side to move; beyond 10000 they stand for mates
+	// and tablebase wins, not centipawns.
+	note := fmt.Sprintf("score %d", cm.Score)
+	var ev *Eval
+	if cm.Score > -10000 && cm.Score < 10000 {
+		cp := cm.Score
+		if q.Pos.SideToMove() == board.Black {
+			cp = -cp
+		}
+		ev = &Eval{CP: cp}
+		note = fmt.Sprintf("%+.2f", float64(cm.Score)/100)
+	}
+	return Answer{Move: m, Source: ChessDB, Note: note, Eval: ev}, true, nil
+}
+
+// ChooseChessDB picks the highest scored known move ranked best or good;
+// ok is false when there is none.
+func ChooseChessDB(db *lichess.ChessDB) (int, bool) {
+	best := -1
+	for i, m := range db.Moves {
+		if !m.Known || m.Rank < 1 {
+			continue
+		}
+		if best < 0 || m.Score > db.Moves[best].Score {
+			best = i
+		}
+	}
+	return best, best >= 0
+}

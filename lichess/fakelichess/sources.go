@@ -2,9 +2,11 @@ package fakelichess
 
 // Sources is a fake of the hosts a bot's move sources ask: the tablebase
 // (/standard, computed here for up to four pieces without pawns), the cloud
-// evaluation (/api/cloud-eval, answers set by the test, 404 otherwise) and
-// the opening explorer (/masters, /lichess, answers set by the test, no
-// moves otherwise). It runs on its own loopback port, as the real ones are
+// evaluation (/api/cloud-eval, answers set by the test, 404 otherwise),
+// the opening explorer (/masters, /lichess, /player streaming ND-JSON;
+// answers set by the test, no moves otherwise) and ChessDB (/cdb.php
+// queryall with json=1; answers set by the test, "unknown" otherwise). It
+// runs on its own loopback port, as the real ones are
 // other hosts, and records the Authorization header of every request (a
 // source off Lichess must never get the token). Faults: latency, an error
 // status (5xx, 429) or a garbage body per path.
@@ -41,6 +43,7 @@ type Sources struct {
 	faults   map[string]SourceFault
 	cloud    map[string][]byte     // fen → answer
 	explorer map[string][]byte     // db + " " + fen → answer
+	chessdb  map[string][]byte     // fen → ChessDB queryall answer
 	auth     []string              // Authorization of each request
 	hits     map[string]int        // path → requests
 	queries  map[string]url.Values // path → the last request's query
@@ -49,7 +52,7 @@ type Sources struct {
 // NewSources starts the fake sources on a loopback port.
 func NewSources() *Sources {
 	s := &Sources{faults: map[string]SourceFault{}, cloud: map[string][]byte{},
-		explorer: map[string][]byte{}, hits: map[string]int{}, queries: map[string]url.Values{}}
+		explorer: map[string][]byte{}, chessdb: map[string][]byte{}, hits: map[string]int{}, queries: map[string]url.Values{}}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /standard", s.handleTablebase)
@@ -57,6 +60,7 @@ func NewSources() *Sources {
 	mux.HandleFunc("GET /masters", s.handleExplorer)
 	mux.HandleFunc("GET /lichess", s.handleExplorer)
 	mux.HandleFunc("GET /player", s.handlePlayer)
+	mux.HandleFunc("GET /cdb.php", s.handleChessDB)
 	s.hs = httptest.NewServer(s.wrap(mux))
 	return s
 }
@@ -99,6 +103,14 @@ func (s *Sources) Auth() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.auth...)
+}
+
+// SetChessDB makes ChessDB's queryall answer body for fen (exactly as
+// sent).
+func (s *Sources) SetChessDB(fen string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chessdb[fen] = body
 }
 
 // LastQuery returns the query of the last request to path (nil: none).
@@ -158,6 +170,31 @@ func (s *Sources) handleExplorer(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if !ok {
 		body = []byte(`{"white":0,"draws":0,"black":0,"moves":[],"topGames":[],"opening":null}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// handleChessDB serves cdb.php?action=queryall&json=1 as ChessDB does:
+// the answer set for the board, {"status":"unknown"} for other boards,
+// {"status":"invalid board"} for a FEN that does not parse; other actions
+// and the text format are not served.
+func (s *Sources) handleChessDB(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("action") != "queryall" || q.Get("json") != "1" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"status": "only queryall with json=1 is faked"})
+		return
+	}
+	fen := q.Get("board")
+	if _, err := board.ParseFEN(fen); err != nil {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "invalid board"})
+		return
+	}
+	s.mu.Lock()
+	body, ok := s.chessdb[fen]
+	s.mu.Unlock()
+	if !ok {
+		body = []byte(`{"status":"unknown"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
