@@ -45,7 +45,7 @@ func TestArenaOnTheFake(t *testing.T) {
 	h.start()
 
 	const want = 3
-	h.waitFor("three arena games played", 24*time.Second, func() bool {
+	h.poll("three arena games played", 24*time.Second, func() bool {
 		info, _ := h.srv.Tournament(id)
 		done := 0
 		for _, g := range info.Games {
@@ -53,9 +53,8 @@ func TestArenaOnTheFake(t *testing.T) {
 				done++
 			}
 		}
-		// Between two pairings, the last game's goroutine gone: the
-		// fake's state changes with each request of the bot's (the
-		// manager polls), so this is re-checked.
+		// Between two pairings, the last game's goroutine gone (the
+		// service's state: polled).
 		return done >= want && info.Playing == "" && h.svc.activeGames() == 0
 	})
 	played := time.Since(start)
@@ -165,7 +164,7 @@ func TestTournamentJoinErrors(t *testing.T) {
 		}
 		return len(views) == len(want)
 	}
-	h.waitFor("every tournament joined or refused", 20*time.Second, settled)
+	h.poll("every tournament joined or refused", 20*time.Second, settled)
 	for _, v := range h.svc.liveSnapshot().Bot.Tournaments {
 		if w := want[v.Tournament]; !strings.Contains(v.Error, w.err) || (w.err == "" && v.Error != "") {
 			t.Errorf("%s: %q, want %q", v.Tournament, v.Error, w.err)
