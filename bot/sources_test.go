@@ -241,7 +241,15 @@ func TestTablebaseVerdicts(t *testing.T) {
 				t.Fatalf("%s: %s, winner %q after %d plies, want %s %q\nlogs:\n%s", tc.fen, g.Status, g.Winner, len(g.Moves),
 					tc.status, tc.who, h.logs.String())
 			}
-			if (g.BotOffers > 0) != tc.offers {
+			switch {
+			case tc.offerDraw:
+				// The bot accepts with draw/yes (which becomes an offer of
+				// its own when its move has declined the opponent's first,
+				// as on Lichess: the fake opponent then accepts it).
+				if h.srv.CountRequests("POST", "/api/bot/game/"+id+"/draw/yes") == 0 {
+					t.Errorf("the opponent's offer was not accepted")
+				}
+			case (g.BotOffers > 0) != tc.offers:
 				t.Errorf("the bot offered %d draws", g.BotOffers)
 			}
 			if tc.status == "resign" && !strings.Contains(h.logs.String(), "tablebase=loss") {
