@@ -145,3 +145,27 @@ func TestJoinRefusal(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeTournament: any answer decodes into Arena and Swiss or fails
+// with an error (dates of either form included), never a panic.
+func FuzzDecodeTournament(f *testing.F) {
+	for _, b := range exampleSeeds(f) {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"id":"a","startsAt":1522803600000,"verdicts":{"list":[{"condition":"x","verdict":"no"}],"accepted":false},"me":{"withdraw":true}}`))
+	f.Add([]byte(`{"id":"a","startsAt":"2024-05-25T18:00:00Z","teamBattle":{"teams":{"t":["T",null]}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a Arena
+		if json.Unmarshal(b, &a) == nil && a.Verdicts != nil {
+			refused := a.Verdicts.Refused()
+			if len(refused) > len(a.Verdicts.List) || (a.Verdicts.Accepted && len(a.Verdicts.List) == 0 && len(refused) > 0) {
+				t.Fatalf("refused %q of %+v", refused, a.Verdicts)
+			}
+		}
+		var s Swiss
+		if json.Unmarshal(b, &s) == nil {
+			_ = s.Verdicts.Refused()
+			_ = s.Finished()
+		}
+	})
+}

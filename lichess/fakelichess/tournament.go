@@ -138,6 +138,7 @@ func (s *Server) createTourney(kind string, spec TournamentSpec) string {
 	if spec.Opponents == nil {
 		spec.Opponents = s.opts.OnlineBots
 	}
+	spec.Opponents = slices.Clone(spec.Opponents) // normalised below: never the caller's or the options' slice
 	for i := range spec.Opponents {
 		spec.Opponents[i] = spec.Opponents[i].norm()
 	}
