@@ -199,7 +199,9 @@ func TestTBFourPieces(t *testing.T) {
 	if raceEnabled {
 		t.Skip("four-piece tables take about a minute of CPU each under -race; .ci/run runs this test without it")
 	}
-	var s tbSolver
+	src := NewSources()
+	defer src.Close()
+	s := &src.solver
 	eng := engine.New(engine.Options{HashMB: 16})
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct {
@@ -283,5 +285,31 @@ func TestTBFourPieces(t *testing.T) {
 		}
 		t.Logf("%s: solved in %v; longest win %d plies; of 300 sampled positions (100 won or lost in at most 7 plies, 100 more, 100 drawn), %d drawn, %d mates found by the engine (%d of the table's length)",
 			c.key, time.Since(start).Round(time.Millisecond), longest, draws, found, short)
+	}
+	// Over HTTP, a four-piece answer: White in check from the rook on c1
+	// takes it (KRvK, a win): the capture is the best move, zeroing, and
+	// the position's DTZ is 1 (the capture) while its DTM is one more than
+	// the capture's.
+	resp, err := http.Get(src.URL() + "/standard?fen=" + url.QueryEscape("8/8/8/8/8/2k5/8/K1r4R w - - 0 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Category string `json:"category"`
+		DTZ, DTM int
+		Moves    []struct {
+			UCI      string `json:"uci"`
+			Category string `json:"category"`
+			DTM      int    `json:"dtm"`
+			Zeroing  bool   `json:"zeroing"`
+		} `json:"moves"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Category != "win" || e.DTZ != 1 || len(e.Moves) == 0 || e.Moves[0].UCI != "h1c1" || !e.Moves[0].Zeroing ||
+		e.Moves[0].Category != "loss" || e.DTM != -e.Moves[0].DTM+1 {
+		t.Errorf("KRvKR capture: %+v", e)
 	}
 }
