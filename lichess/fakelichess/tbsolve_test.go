@@ -187,7 +187,7 @@ func TestSourcesTablebase(t *testing.T) {
 	}
 }
 
-// TestTBFourPieces solves KRvKR and KQvKR (about four seconds of CPU each
+// TestTBFourPieces solves KRvKR and KQvKR (about six seconds of CPU each
 // without the race detector, a minute with it: .ci/run runs this test
 // without -race) and checks them: the longest wins are the known ones
 // (KQvKR mate in 35 moves, KRvKR in 19), and on sampled positions the
