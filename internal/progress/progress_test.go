@@ -6,25 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testlog"
 )
-
-// lockedBuffer is a strings.Builder safe for the progress goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // shownOnce returns a status function that reports its first call on the
 // channel.
@@ -37,33 +21,33 @@ func shownOnce(text string) (func() string, chan struct{}) {
 	}, first
 }
 
-func TestProgressPlain(t *testing.T) {
-	var out lockedBuffer
-	status, first := shownOnce("games 1/2")
-	p := Start(&out, false, 0, time.Millisecond, time.Hour, status)
-	<-first
-	p.Write([]byte("Finished game 1\n"))
-	p.Stop()
-	if got := out.String(); got != "games 1/2\nFinished game 1\n" {
-		t.Errorf("plain output %q", got)
-	}
-}
-
-func TestProgressTerminal(t *testing.T) {
-	var out lockedBuffer
-	status, first := shownOnce("games 1/2")
-	p := Start(&out, true, 0, time.Hour, time.Hour, status)
-	<-first
-	p.Write([]byte("Finished game 1\n"))
-	p.Stop()
-	want := "\r\033[Kgames 1/2" + "\r\033[KFinished game 1\ngames 1/2" + "\r\033[K"
-	if got := out.String(); got != want {
-		t.Errorf("terminal output %q, want %q", got, want)
+// TestProgressOutput: a status line and a line of output, plain (status
+// lines as lines) and on a terminal (the status redrawn under the output
+// and cleared at the end).
+func TestProgressOutput(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		terminal bool
+		every    time.Duration
+		want     string
+	}{
+		{"plain", false, time.Millisecond, "games 1/2\nFinished game 1\n"},
+		{"terminal", true, time.Hour, "\r\033[Kgames 1/2" + "\r\033[KFinished game 1\ngames 1/2" + "\r\033[K"},
+	} {
+		var out testlog.Buffer
+		status, first := shownOnce("games 1/2")
+		p := Start(&out, c.terminal, 0, c.every, time.Hour, status)
+		<-first
+		p.Write([]byte("Finished game 1\n"))
+		p.Stop()
+		if got := out.String(); got != c.want {
+			t.Errorf("%s output %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 
 func TestProgressQuickWorkPrintsNothing(t *testing.T) {
-	var out lockedBuffer
+	var out testlog.Buffer
 	p := Start(&out, true, time.Hour, time.Millisecond, time.Millisecond, func() string { return "status" })
 	p.Write([]byte("result\n"))
 	p.Stop()
@@ -91,7 +75,7 @@ func TestETAAndElo(t *testing.T) {
 }
 
 func TestLinesNotATerminal(t *testing.T) {
-	var out lockedBuffer
+	var out testlog.Buffer
 	w, tty, stop := Lines(&out, func(string) bool { return true })
 	w.Write([]byte("epoch 1: 10 of 20\nepoch 1 done\n"))
 	stop()
@@ -101,7 +85,7 @@ func TestLinesNotATerminal(t *testing.T) {
 }
 
 func TestLinesStatusInPlace(t *testing.T) {
-	var out lockedBuffer
+	var out testlog.Buffer
 	l := &lines{isStatus: func(s string) bool { return strings.HasPrefix(s, "at ") }}
 	shown := make(chan string, 16)
 	l.p = Start(&out, true, time.Hour, time.Hour, time.Hour, func() string {
