@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/lichess"
 	"github.com/ponderosa-chess/ponderosa/uci/client"
 )
 
@@ -238,12 +239,12 @@ func (tc TimeControl) String() string {
 }
 
 // Estimate is the time control's expected length per player, the way
-// Lichess ranks speeds: base + 40 × increment, or the days per move.
+// Lichess ranks speeds (lichess.EstimatedDuration), or the days per move.
 func (tc TimeControl) Estimate() time.Duration {
 	if tc.Days > 0 {
 		return time.Duration(tc.Days) * 24 * time.Hour
 	}
-	return tc.Base + 40*tc.Increment
+	return lichess.EstimatedDuration(tc.Base, tc.Increment)
 }
 
 // VariantWeight is a matchmaking variant and how often it is picked,

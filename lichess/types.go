@@ -132,12 +132,17 @@ const (
 	SpeedCorrespondence Speed = "correspondence"
 )
 
+// EstimatedDuration is how long Lichess expects a real-time game of base
+// plus inc per move to last for each player: base + 40×inc, the measure
+// its speed classes are cut from.
+func EstimatedDuration(base, inc time.Duration) time.Duration { return base + 40*inc }
+
 // SpeedOf is the speed class of a real-time clock of base plus inc per
-// move, as Lichess classes it: by the estimated duration base + 40×inc,
-// under 30 s UltraBullet, under 3 min bullet, under 8 min blitz, under
-// 25 min rapid, else classical.
+// move, as Lichess classes it: by EstimatedDuration, under 30 s
+// UltraBullet, under 3 min bullet, under 8 min blitz, under 25 min rapid,
+// else classical.
 func SpeedOf(base, inc time.Duration) Speed {
-	est := base + 40*inc
+	est := EstimatedDuration(base, inc)
 	switch {
 	case est < 30*time.Second:
 		return SpeedUltraBullet
