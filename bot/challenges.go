@@ -71,6 +71,11 @@ func (s *Service) onChallenge(ctx context.Context, c *lichess.Challenge, compat 
 		"speed", c.Speed, "time_control", c.TimeControl.Show, "rated", c.Rated)
 	switch d.Verdict {
 	case Accept:
+		if isCorrespondenceOffer(c) {
+			s.mu.Lock()
+			s.corr.pending[c.ID] = true // counted against PONDEROSA_MAX_CORRESPONDENCE_GAMES, not the slots
+			s.mu.Unlock()
+		}
 		s.accept(ctx, c.ID, log)
 	case Decline:
 		cctx, cancel := context.WithTimeout(ctx, actionTimeout)

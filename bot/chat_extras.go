@@ -11,9 +11,12 @@ func (r *gameRunner) chatExtras(v *chatView) {
 	v.PV, v.Pondering, v.Source = r.svc.pub.gameLine(r.id)
 	s := r.svc
 	s.mu.Lock()
-	playing, waiting := len(s.games), len(s.queue)
+	playing, waiting, corr := len(s.games), len(s.queue), len(s.corr.games)
 	s.mu.Unlock()
 	v.Queue = fmt.Sprintf("Playing %d of %d games; %d challenges waiting.", playing, s.cfg.Policy.MaxGames, waiting)
+	if corr > 0 {
+		v.Queue += fmt.Sprintf(" %d of %d correspondence games.", corr, s.cfg.Policy.MaxCorrespondence)
+	}
 }
 
 // gameLine returns a copy of game id's latest engine line (SAN), whether

@@ -62,7 +62,19 @@ type searchClock struct {
 // planSearch turns the clock into the search budget for our move.
 func planSearch(in searchClock) budget {
 	switch in.Kind {
-	case correspondence, unlimited:
+	case correspondence:
+		// The configured think time, unless the game's clock is short (the
+		// bot was away, or the days are nearly gone): then a tenth of it.
+		mt := in.CorrMoveTime
+		ours := in.Clock.WTime
+		if in.Us == board.Black {
+			ours = in.Clock.BTime
+		}
+		if left := ours - in.Waited - in.Overhead; ours > 0 && left/10 < mt {
+			mt = max(left/10, minClock)
+		}
+		return budget{MoveTime: mt, Safety: mt + mt/2}
+	case unlimited:
 		return budget{MoveTime: in.CorrMoveTime, Safety: in.CorrMoveTime + in.CorrMoveTime/2}
 	}
 	if in.OurMoves == 0 {

@@ -17,8 +17,9 @@ const ms = time.Millisecond
 // cover the overhead, 25 moves' worth of the uncovered part; never below
 // 5 ms. The safety net is a third of that plus half the increment (at
 // least 1 ms). A first move thinks initial/100, between 50 ms and 1 s, with
-// twice that as the net; correspondence thinks the configured time, with
-// half as much again as the net.
+// twice that as the net; correspondence thinks the configured time (a
+// tenth of its clock when that is less, at least 5 ms), with half as much
+// again as the net.
 func TestPlanSearch(t *testing.T) {
 	s := time.Second
 	clock := clockState{WTime: 60 * s, BTime: 55 * s, WInc: s, BInc: s}
@@ -61,6 +62,16 @@ func TestPlanSearch(t *testing.T) {
 		{"correspondence",
 			searchClock{Kind: correspondence, Clock: clockState{WTime: unlimitedMillis * ms, BTime: unlimitedMillis * ms}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 7 * s},
 			budget{MoveTime: 7 * s, Safety: 10500 * ms}},
+		{"correspondence, a day left",
+			searchClock{Kind: correspondence, Clock: clockState{WTime: 24 * time.Hour, BTime: 3 * 24 * time.Hour}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 20 * s},
+			budget{MoveTime: 20 * s, Safety: 30 * s}},
+		{"correspondence, a minute left: a tenth of it",
+			searchClock{Kind: correspondence, Clock: clockState{WTime: 24 * time.Hour, BTime: 60 * s}, Us: board.Black, OurMoves: 3, Overhead: 50 * ms, Waited: 950 * ms, CorrMoveTime: 20 * s},
+			// (60000 - 950 - 50) / 10 = 5900 ms
+			budget{MoveTime: 5900 * ms, Safety: 8850 * ms}},
+		{"correspondence, nothing left: the least",
+			searchClock{Kind: correspondence, Clock: clockState{WTime: 20 * ms, BTime: s}, Us: board.White, OurMoves: 3, Overhead: 50 * ms, CorrMoveTime: 20 * s},
+			budget{MoveTime: 5 * ms, Safety: 7500 * time.Microsecond}},
 		{"unlimited",
 			searchClock{Kind: unlimited, Us: board.Black, OurMoves: 0, CorrMoveTime: 7 * s},
 			budget{MoveTime: 7 * s, Safety: 10500 * ms}},

@@ -67,15 +67,17 @@ type GameInfo struct {
 // builtinEngine is the embedded engine, from the service's pool (full:
 // a full-size one, counted against the memory budget).
 type builtinEngine struct {
-	svc  *Service
-	eng  *engine.Engine
-	full bool
+	svc   *Service
+	pool  *enginePool // where eng goes back
+	eng   *engine.Engine
+	full  bool
+	visit bool // a correspondence game's visit
 }
 
 func (b *builtinEngine) NewGame(context.Context, GameInfo) error { return nil }
 
 func (b *builtinEngine) Start(ctx context.Context, g *board.Game, lim engine.Limits, info func(engine.Info)) Search {
-	b.svc.fairThreads(b.eng)
+	b.svc.fairThreads(b.eng, b.visit)
 	return builtinSearch{b.eng.Start(ctx, g, lim, info)}
 }
 
@@ -83,10 +85,10 @@ func (b *builtinEngine) CanPonder() bool { return b.svc.canPonder() }
 
 func (b *builtinEngine) Close(broken bool) {
 	if broken {
-		b.svc.engines.discard(b.full)
+		b.pool.discard(b.full)
 		return
 	}
-	b.svc.engines.put(b.eng, b.full)
+	b.pool.put(b.eng, b.full)
 }
 
 type builtinSearch struct{ h *engine.Handle }

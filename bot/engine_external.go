@@ -35,6 +35,7 @@ const (
 // cannot deliver.
 type externalEngine struct {
 	svc      *Service
+	pool     *enginePool // of the fallback engine
 	spec     client.Spec
 	log      *slog.Logger
 	fallback *engine.Engine
@@ -63,10 +64,10 @@ func (s *Service) engineSpec() client.Spec {
 		Ponder: e.Ponder, StopGrace: extStopGrace, OwnOverhead: true}
 }
 
-func newExternalEngine(svc *Service, log *slog.Logger) *externalEngine {
+func newExternalEngine(svc *Service, pool *enginePool, log *slog.Logger) *externalEngine {
 	ctx, cancel := context.WithCancel(context.Background())
-	fb, full := svc.engines.get()
-	x := &externalEngine{svc: svc, spec: svc.engineSpec(), log: log, fallback: fb, fallbackFull: full, ctx: ctx, cancel: cancel,
+	fb, full := pool.get()
+	x := &externalEngine{svc: svc, pool: pool, spec: svc.engineSpec(), log: log, fallback: fb, fallbackFull: full, ctx: ctx, cancel: cancel,
 		gameSet: make(chan struct{})}
 	// The process starts now, while the game stream opens; it is told the
 	// game once NewGame has it. Until it is ready the embedded engine
@@ -253,9 +254,9 @@ func (x *externalEngine) Close(broken bool) {
 	}
 	x.wg.Wait()
 	if broken {
-		x.svc.engines.discard(x.fallbackFull)
+		x.pool.discard(x.fallbackFull)
 	} else {
-		x.svc.engines.put(x.fallback, x.fallbackFull)
+		x.pool.put(x.fallback, x.fallbackFull)
 	}
 	x.svc.spares.refill() // this game's process is gone: start the next game's
 }
@@ -410,7 +411,7 @@ func (s *extSearch) startFallback(lim engine.Limits) {
 		lim = engine.Limits{MoveTime: fallbackQuick}
 		ctx = context.WithoutCancel(ctx)
 	}
-	s.x.svc.fairThreads(s.x.fallback)
+	s.x.svc.fairThreads(s.x.fallback, s.x.pool == s.x.svc.corrEngines)
 	s.embStart = time.Now()
 	s.emb = s.x.fallback.Start(ctx, s.g, lim, s.info)
 }

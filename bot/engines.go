@@ -7,13 +7,18 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine"
 )
 
-// fairThreads gives eng its share of the search threads: the configured
-// total divided among the games in progress.
-func (s *Service) fairThreads(eng *engine.Engine) {
-	n := max(1, s.threads/max(1, s.activeGames()))
+// fairThreads gives eng its share of the search threads. A
+// correspondence game's search takes one (at most corrSlots of them run,
+// half the threads); the real-time games divide the rest among them.
+func (s *Service) fairThreads(eng *engine.Engine, visit bool) {
+	n := 1
+	if !visit {
+		n = max(1, (s.threads-s.corrOpen())/max(1, s.activeGames()))
+	}
 	if o := eng.Options(); o.Threads != n {
 		o.Threads = n
 		eng.SetOptions(o)
@@ -58,7 +63,7 @@ func (p *enginePool) get() (*engine.Engine, bool) {
 	if n := len(p.free); n > 0 {
 		e, p.free = p.free[n-1], p.free[:n-1]
 	}
-	full := e != nil || p.made < max(1, p.max)
+	full := e != nil || p.made < p.max
 	if e == nil && full {
 		p.made++
 	}
@@ -94,12 +99,25 @@ func (p *enginePool) discard(full bool) {
 	}
 }
 
-// checkMemoryBudget refuses to start when PONDEROSA_MAX_GAMES engines with
-// PONDEROSA_HASH_MB each would not fit in the memory available.
-func checkMemoryBudget(games, hashMB int) error {
-	need := uint64(games) * engine.HashBytes(hashMB)
+// corrEngineBudget is how many full-size engines the correspondence games
+// may have: one per visit slot when correspondence or unlimited challenges
+// are accepted; otherwise none, and the games that show up anyway (started
+// elsewhere, or before the setting changed) play with minimal ones.
+func corrEngineBudget(cfg config.Config, threads int) int {
+	if cfg.Policy.Correspondence || cfg.Policy.Unlimited {
+		return corrSlots(threads)
+	}
+	return 0
+}
+
+// checkMemoryBudget refuses to start when the full-size engines
+// (PONDEROSA_MAX_GAMES for the real-time games, corrEngineBudget for the
+// correspondence ones) with PONDEROSA_HASH_MB each would not fit in the
+// memory available.
+func checkMemoryBudget(games, corr, hashMB int) error {
+	need := uint64(games+corr) * engine.HashBytes(hashMB)
 	if err := engine.CheckMemory(need); err != nil {
-		return fmt.Errorf("PONDEROSA_MAX_GAMES (%d) × PONDEROSA_HASH_MB (%d MiB) needs %d MiB of hash tables: %w; lower one of them", games, hashMB, need>>20, err)
+		return fmt.Errorf("PONDEROSA_MAX_GAMES (%d) + %d for the open correspondence games, × PONDEROSA_HASH_MB (%d MiB), needs %d MiB of hash tables: %w; lower one of them", games, corr, hashMB, need>>20, err)
 	}
 	return nil
 }

@@ -16,7 +16,11 @@ func (s *Service) decide(c *lichess.Challenge) Decision {
 	if allowNone && !slices.Contains(s.cfg.Policy.Allow, o.Challenger) {
 		return Decision{Verdict: Decline, Reason: ReasonGeneric}
 	}
-	return Decide(o, p, s.busySlots(), len(s.queue))
+	active := s.busySlots()
+	if isCorrespondenceOffer(c) {
+		active = s.corrCount()
+	}
+	return Decide(o, p, active, len(s.queue))
 }
 
 // capOpponent declines with "later" a challenge from an opponent who has
@@ -63,7 +67,7 @@ func (s *Service) fairSlots(c *lichess.Challenge, d Decision) Decision {
 	if p.BotBulletIncrement && isBot && (speed == "bullet" || speed == "ultraBullet") && c.TimeControl.Increment == 0 {
 		return Decision{Verdict: Decline, Reason: ReasonTimeControl}
 	}
-	if isBot && p.MaxBotGames > 0 && s.activeBotGames() >= p.MaxBotGames {
+	if isBot && p.MaxBotGames > 0 && !isCorrespondenceOffer(c) && s.activeBotGames() >= p.MaxBotGames {
 		return Decision{Verdict: Decline, Reason: ReasonLater}
 	}
 	return d
@@ -87,19 +91,22 @@ func (s *Service) noteTaken(id, who string, bot bool) {
 	s.taken[id] = takenGame{who: strings.ToLower(who), bot: bot}
 }
 
-// countTaken counts the games noted by noteTaken that are still running,
-// accepted or queued and match, forgetting those that are none of these.
-// Call with s.mu held.
-func (s *Service) countTaken(match func(takenGame) bool) int {
+// countTaken counts the games noted by noteTaken that are still running
+// (correspondence games in progress included), accepted or queued and
+// match, forgetting those that are none of these. slotsOnly counts only
+// the games that take real-time slots (not correspondence). Call with
+// s.mu held.
+func (s *Service) countTaken(match func(takenGame) bool, slotsOnly bool) int {
 	n := 0
 	for id, g := range s.taken {
 		_, pending := s.pending[id]
 		queued := slices.ContainsFunc(s.queue, func(q lichess.Challenge) bool { return q.ID == id })
-		if !s.games[id] && !pending && !queued {
+		corr := s.corr.games[id] != nil || s.corr.pending[id]
+		if !s.games[id] && !pending && !queued && !corr {
 			delete(s.taken, id)
 			continue
 		}
-		if match(g) {
+		if match(g) && !(corr && slotsOnly) {
 			n++
 		}
 	}
@@ -109,11 +116,11 @@ func (s *Service) countTaken(match func(takenGame) bool) int {
 // activeBotGames counts the games against bots running, accepted or
 // queued, resumed ones and matchmaking's included. Call with s.mu held.
 func (s *Service) activeBotGames() int {
-	return s.countTaken(func(g takenGame) bool { return g.bot })
+	return s.countTaken(func(g takenGame) bool { return g.bot }, true)
 }
 
 // ongoingAgainst counts the games against who running, accepted or
 // queued. Call with s.mu held.
 func (s *Service) ongoingAgainst(who string) int {
-	return s.countTaken(func(g takenGame) bool { return g.who == who })
+	return s.countTaken(func(g takenGame) bool { return g.who == who }, false)
 }

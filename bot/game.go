@@ -41,6 +41,20 @@ type gameRunner struct {
 	search searchState
 	talk   talkState
 	memory gameMemory // for the store (memory.go)
+
+	// visit marks a correspondence game opened for our turn: it is closed
+	// again once it waits for the opponent (correspondence.go).
+	visit bool
+	idle  visitIdle
+}
+
+// visitIdle is the wait of a visit for the opponent's reply: c fires after
+// PONDEROSA_CORRESPONDENCE_DISCONNECT; pressure is closed when other games
+// wait for a visit. Both nil while the visit is not waiting.
+type visitIdle struct {
+	t        *time.Timer
+	c        <-chan time.Time
+	pressure <-chan struct{}
 }
 
 // gamePhase is where a runner is in its life.
@@ -80,6 +94,9 @@ func (r *gameRunner) run(ctx context.Context, leave <-chan struct{}) (err error)
 		r.talk.actionsWG.Wait()
 		r.search.searches.Wait()
 		r.talk.stopTimers()
+		if r.idle.t != nil {
+			r.idle.t.Stop()
+		}
 	}()
 	r.talk.abortT = time.NewTimer(r.svc.cfg.Game.AbortAfter)
 	r.talk.abortC = r.talk.abortT.C
@@ -96,13 +113,19 @@ func (r *gameRunner) run(ctx context.Context, leave <-chan struct{}) (err error)
 				}
 				return nil
 			}
-			if r.handle(ctx, ev, time.Now()) {
+			if r.handle(ctx, ev, time.Now()) || r.watchIdle() {
 				return nil
 			}
 		case out := <-r.search.results:
-			if r.onResult(ctx, out) {
+			if r.onResult(ctx, out) || r.watchIdle() {
 				return nil
 			}
+		case <-r.idle.c:
+			r.log.Debug("closing the correspondence game until our turn", "after", r.svc.cfg.Game.CorrespondenceDisconnect)
+			return nil
+		case <-r.idle.pressure:
+			r.log.Debug("closing the correspondence game: other games wait for their turn")
+			return nil
 		case <-r.talk.abortC:
 			r.talk.abortC = nil
 			r.maybeAbort(ctx)
@@ -138,6 +161,11 @@ func (r *gameRunner) handle(ctx context.Context, ev lichess.GameEvent, at time.T
 			}
 			return true
 		}
+		if r.board.kind != realTime && r.talk.abortT != nil {
+			// No first-move abort without a clock: the opponent has days.
+			r.talk.abortT.Stop()
+			r.talk.abortC = nil
+		}
 		stop := r.onState(ctx, &e.State, at)
 		r.publishState(at)
 		if !stop {
@@ -157,6 +185,63 @@ func (r *gameRunner) handle(ctx context.Context, ev lichess.GameEvent, at time.T
 		r.onOpponentGone(ctx, e)
 	}
 	return false
+}
+
+// watchIdle arms the idle timer of a visit that waits for the opponent
+// (we have moved, the stream shows it, nothing is searching) and disarms
+// it otherwise. It returns true when the visit should close now: we have
+// moved and other games wait for a visit, PONDEROSA_CORRESPONDENCE_DISCONNECT
+// is 0, or it is our turn but nothing will move (a search or a post that
+// failed for good, a resignation on its way): the next check-in tries
+// again.
+func (r *gameRunner) watchIdle() bool {
+	if !r.visit || r.full == nil || r.phase != playing {
+		return false
+	}
+	s := &r.search
+	if s.job != nil {
+		r.stopIdle()
+		return false
+	}
+	p := r.svc.corrPressure()
+	if s.post.pending {
+		// Lichess took our move; the stream has not shown it yet. When
+		// other games wait, there is no reply to wait for.
+		r.stopIdle()
+		select {
+		case <-p:
+			return true
+		default:
+			return false
+		}
+	}
+	if r.board.toMove(r.us) {
+		r.log.Info("our turn but no move under way: closing the correspondence game until the next check-in")
+		return true
+	}
+	if r.idle.c != nil {
+		return false // already waiting
+	}
+	select {
+	case <-p:
+		return true
+	default:
+	}
+	d := r.svc.cfg.Game.CorrespondenceDisconnect
+	if d <= 0 {
+		return true
+	}
+	r.idle.t = time.NewTimer(d)
+	r.idle.c, r.idle.pressure = r.idle.t.C, p
+	return false
+}
+
+// stopIdle disarms the idle wait of a visit.
+func (r *gameRunner) stopIdle() {
+	if r.idle.t != nil {
+		r.idle.t.Stop()
+	}
+	r.idle = visitIdle{}
 }
 
 // setup reads the immutable game data (again, after a reconnect).

@@ -84,8 +84,12 @@ type Decision struct {
 var speedOrder = []string{"ultraBullet", "bullet", "blitz", "rapid", "classical"}
 
 // Decide applies the challenge policy p to o, given the number of games in
-// progress (active) and of challenges already waiting (queued). It is a pure
-// function: the caller does the accepting, queueing and declining.
+// progress of o's kind (active: the real-time games for a real-time offer,
+// the correspondence and unlimited ones for those) and of challenges
+// already waiting (queued). Correspondence and unlimited offers take none
+// of the MaxGames slots and never wait: MaxCorrespondence bounds them, and
+// beyond it they are declined with "later". It is a pure function: the
+// caller does the accepting, queueing and declining.
 func Decide(o Offer, p *config.Policy, active, queued int) Decision {
 	decline := func(reason string) Decision { return Decision{Verdict: Decline, Reason: reason} }
 	if slices.Contains(p.Block, o.Challenger) || (o.Anonymous && !p.Anonymous) {
@@ -121,6 +125,12 @@ func Decide(o Offer, p *config.Policy, active, queued int) Decision {
 	}
 	if !o.Rated && !p.Casual {
 		return decline(ReasonRated)
+	}
+	if o.Clock == "correspondence" || o.Clock == "unlimited" {
+		if active < p.MaxCorrespondence {
+			return Decision{Verdict: Accept}
+		}
+		return decline(ReasonLater)
 	}
 	switch {
 	case active < p.MaxGames && queued == 0:

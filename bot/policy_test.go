@@ -136,6 +136,35 @@ func TestPolicyLoad(t *testing.T) {
 	}
 }
 
+// TestPolicyCorrespondenceLimit: correspondence and unlimited offers are
+// counted against PONDEROSA_MAX_CORRESPONDENCE_GAMES, never queued, and
+// the real-time queue does not hold them back.
+func TestPolicyCorrespondenceLimit(t *testing.T) {
+	p := defaultConfig(t, map[string]string{"PONDEROSA_CORRESPONDENCE": "true", "PONDEROSA_UNLIMITED": "true",
+		"PONDEROSA_MAX_CORRESPONDENCE_GAMES": "3", "PONDEROSA_MAX_GAMES": "1", "PONDEROSA_QUEUE": "2"}).Policy
+	corr := Offer{Challenger: "a1", Variant: "standard", Speed: "correspondence", Clock: "correspondence", Days: 3}
+	unl := Offer{Challenger: "a1", Variant: "standard", Speed: "correspondence", Clock: "unlimited"}
+	for _, tc := range []struct {
+		o              Offer
+		active, queued int
+		want           Decision
+	}{
+		{corr, 0, 0, Decision{Verdict: Accept}},
+		{corr, 2, 2, Decision{Verdict: Accept}}, // real-time challenges waiting: no matter
+		{corr, 3, 0, Decision{Decline, ReasonLater}},
+		{unl, 2, 0, Decision{Verdict: Accept}},
+		{unl, 3, 1, Decision{Decline, ReasonLater}},
+	} {
+		if got := Decide(tc.o, &p, tc.active, tc.queued); got != tc.want {
+			t.Errorf("%s, %d in progress, %d queued: got %+v, want %+v", tc.o.Clock, tc.active, tc.queued, got, tc.want)
+		}
+	}
+	corr.Days = 30
+	if got := Decide(corr, &p, 3, 0); got.Reason != ReasonTooSlow {
+		t.Errorf("too slow and over the limit: %+v", got)
+	}
+}
+
 // FuzzDecideFEN: the challenge policy reads a start position from the
 // network; it never panics, and declines with "standard" exactly the
 // positions the engine cannot set up.

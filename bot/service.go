@@ -65,10 +65,14 @@ type Service struct {
 	overhead *overheadLearner
 	mem      store.Store
 	engines  *enginePool
-	spares   *sparePool // external engine processes ready for the next games; nil with the embedded engine
-	threads  int
-	books    *movesource.Books // nil without a book
-	sources  *movesource.Set   // tablebase, cloud eval, explorer; nil when none is on
+	// corrEngines are the engines of the open correspondence games
+	// (correspondence.go): corrSlots full-size ones when correspondence
+	// or unlimited challenges are accepted, else minimal ones.
+	corrEngines *enginePool
+	spares      *sparePool // external engine processes ready for the next games; nil with the embedded engine
+	threads     int
+	books       *movesource.Books // nil without a book
+	sources     *movesource.Set   // tablebase, cloud eval, explorer; nil when none is on
 
 	me *lichess.User // set by Run before any game starts
 
@@ -83,7 +87,8 @@ type Service struct {
 	sourceOptions func(*movesource.Options)
 
 	mu      sync.Mutex
-	games   map[string]bool      // running game ids
+	games   map[string]bool      // running real-time game ids
+	corr    corrState            // the correspondence games (correspondence.go)
 	pending map[string]time.Time // accepted challenges awaiting gameStart
 	queue   []lichess.Challenge  // acceptable challenges waiting for a slot
 	wake    chan struct{}        // a game ended: look at the queue
@@ -144,9 +149,10 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	s := &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady, mem: mem,
 		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
-		engines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
-		threads: threads,
-		games:   map[string]bool{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
+		engines:      &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
+		corrEngines:  &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: corrEngineBudget(cfg, threads)},
+		threads:      threads,
+		games:        map[string]bool{}, corr: newCorrState(threads), pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
 		tourneyGames: map[string]string{},
 		mm:           newMatchmaker(cfg.Matchmaking, mem),
 	}
@@ -192,7 +198,7 @@ func checkAccount(ctx context.Context, api lichessAPI) (*lichess.User, error) {
 // for the next start to resume. It returns an error when the account check
 // fails or the event stream fails for good.
 func (s *Service) Run(ctx context.Context) error {
-	if err := checkMemoryBudget(s.cfg.Policy.MaxGames, s.cfg.Engine.HashMB); err != nil {
+	if err := checkMemoryBudget(s.cfg.Policy.MaxGames, s.corrEngines.max, s.cfg.Engine.HashMB); err != nil {
 		return err
 	}
 	me, err := checkAccount(ctx, s.api)
@@ -266,20 +272,31 @@ func (s *Service) Run(ctx context.Context) error {
 	leave := make(chan struct{})
 	var games sync.WaitGroup
 	start := func(id string) { s.startGame(gamesCtx, id, leave, &games) }
+	s.mu.Lock()
+	s.corr.launch = func(id string) { s.startVisit(gamesCtx, id, leave, &games) }
+	s.mu.Unlock()
 
 	// Resume games in progress (the event stream replays them too; the
-	// first one to arrive wins).
-	if ongoing, err := s.api.OngoingGames(ctx, 50); err != nil {
+	// first one to arrive wins). Correspondence games are opened when it
+	// is our turn.
+	if ongoing, err := s.api.OngoingGames(ctx, checkinPage); err != nil {
 		s.log.Warn("cannot list games in progress", "err", err)
 	} else {
 		for _, g := range ongoing {
-			if g.Compat == nil || g.Compat.Bot {
+			if (g.Compat == nil || g.Compat.Bot) && !isCorrespondence(&g) {
 				s.log.Info("resuming game", "game_id", g.GameID)
 				s.noteTourneyGame(g.GameID, g.TournamentID)
 				start(g.GameID)
 			}
 		}
+		s.corrList(ongoing, true)
 	}
+	checkinCtx, stopCheckins := context.WithCancel(ctx)
+	checkins := make(chan struct{})
+	go func() {
+		defer close(checkins)
+		s.checkinLoop(checkinCtx)
+	}()
 	if s.onReady != nil {
 		s.onReady(me)
 	}
@@ -298,6 +315,11 @@ func (s *Service) Run(ctx context.Context) error {
 	loopErr := s.eventLoop(ctx, start)
 	s.stats.count(func(st *stats) { st.running = false })
 	s.pub.notify()
+	stopCheckins()
+	<-checkins
+	s.mu.Lock()
+	s.corr.stopped = true // the open ones finish their move in progress and close
+	s.mu.Unlock()
 
 	// Shutdown: first withdraw from the tournaments, so that no new
 	// pairing comes while the games drain or after the bot is gone.
@@ -425,9 +447,22 @@ func (s *Service) onEvent(ctx context.Context, ev lichess.Event, start func(id s
 			s.log.Warn("game cannot be played with the Bot API", "game_id", g.GameID)
 			return
 		}
+		if isCorrespondence(&g) {
+			s.mu.Lock()
+			s.corrSeen(g.GameID, g.IsMyTurn)
+			s.mu.Unlock()
+			s.corrDispatch()
+			return
+		}
 		start(g.GameID)
 	case *lichess.GameFinishEvent:
 		s.log.Debug("game finish event", "game_id", e.Game.GameID)
+		if isCorrespondence(&e.Game) {
+			s.mu.Lock()
+			s.corrFinished(e.Game.GameID)
+			s.mu.Unlock()
+			s.corrDispatch()
+		}
 	}
 }
 
@@ -470,26 +505,34 @@ func (s *Service) startGame(ctx context.Context, id string, leave <-chan struct{
 			default:
 			}
 		}()
-		s.playGame(ctx, id, leave)
+		s.playGame(ctx, id, leave, false)
 	}()
 }
 
 // playGame runs one game with its engine: one from the pool, or a process
 // of the external engine. A panic ends this game only: it is logged, the
-// game is resigned, and the engine discarded.
-func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}) {
+// game is resigned, and the engine discarded. A visit (a correspondence
+// game, opened for our turn) ends when the game is closed again; over
+// says whether the game ended (or cannot be followed) rather than
+// being closed or left.
+func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}, visit bool) (ended bool) {
 	var eng Engine
 	full := true
+	pool := s.engines
+	if visit {
+		pool = s.corrEngines
+	}
 	if s.cfg.Engine.Command != nil {
-		x := newExternalEngine(s, s.log.With("game_id", id))
+		x := newExternalEngine(s, pool, s.log.With("game_id", id))
 		eng, full = x, x.fallbackFull
 	} else {
-		b := &builtinEngine{svc: s}
-		b.eng, b.full = s.engines.get()
+		b := &builtinEngine{svc: s, pool: pool, visit: visit}
+		b.eng, b.full = pool.get()
 		eng, full = b, b.full
 	}
 	r := newGameRunner(s, id, eng)
-	if !full {
+	r.visit = visit
+	if !full && !visit {
 		r.log.Warn("more games than PONDEROSA_MAX_GAMES at once (resumed, or started elsewhere): this one gets a minimal hash table so that memory stays within the budget",
 			"max_games", s.cfg.Policy.MaxGames, "hash_mb", engine.MinHashMB)
 	}
@@ -508,6 +551,7 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 			cancel()
 			s.stats.gameEnded(id, nil)
 			eng.Close(true) // the engine may be in a bad state: do not reuse it
+			ended = true
 			return
 		}
 		if r.phase != over {
@@ -517,7 +561,9 @@ func (s *Service) playGame(ctx context.Context, id string, leave <-chan struct{}
 	}()
 	if err := r.run(ctx, leave); err != nil {
 		r.log.Error("game stopped", "err", err)
+		return true
 	}
+	return r.phase == over
 }
 
 // newStatusServer serves the status endpoint with its timeouts set: a

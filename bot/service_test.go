@@ -58,8 +58,11 @@ type harness struct {
 	store store.Store
 	// beforeRun, when set before start, adjusts the Service before Run.
 	beforeRun func(*Service)
-	cancel    context.CancelFunc
-	done      chan error
+	// infoLogs, when set before start, keeps the debug lines out of logs
+	// (a test of hundreds of games measures the heap).
+	infoLogs bool
+	cancel   context.CancelFunc
+	done     chan error
 }
 
 // setup starts a fake Lichess with opts; env adds settings to the bot's
@@ -106,7 +109,11 @@ func newTestClient(srv *fakelichess.Server, cfg config.Config) *lichess.Client {
 func (h *harness) start() {
 	h.t.Helper()
 	ready := make(chan struct{})
-	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	level := slog.LevelDebug
+	if h.infoLogs {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: level}))
 	h.svc = newService(h.cfg, h.client, Options{Logger: log, Version: "ponderosa test",
 		OnReady: func(*lichess.User) { close(ready) }, StatusListener: h.statusLn, Store: h.store})
 	if h.beforeRun != nil {

@@ -417,9 +417,10 @@ func (s *Service) tourneyReserve() int {
 	return n
 }
 
-// busySlots is what takes a slot for the challenge policy: running games,
-// accepted challenges, and the slots kept for tournament pairings. Call
+// busySlots is what takes a slot for the challenge policy: running
+// real-time games, accepted real-time challenges (correspondence games
+// have their own limit), and the slots kept for tournament pairings. Call
 // with s.mu held.
 func (s *Service) busySlots() int {
-	return len(s.games) + len(s.pending) + s.tourneyReserve()
+	return s.realTimeTaken() + s.tourneyReserve()
 }

@@ -128,6 +128,9 @@ type Policy struct {
 	// MinDays and MaxDays bound the days per move of correspondence
 	// challenges (tooFast below, tooSlow above).
 	MinDays, MaxDays int
+	// MaxCorrespondence is how many correspondence and unlimited games
+	// may be in progress at once; they take none of the MaxGames slots.
+	MaxCorrespondence int
 	// MaxRematches is how many rematches in a row the bot accepts from one
 	// opponent; the next is declined with "later" (0 = none).
 	MaxRematches int
@@ -182,6 +185,13 @@ type Game struct {
 	// DrawOfferEvery of our moves.
 	OfferDraws     bool
 	DrawOfferEvery int
+	// CorrespondenceCheckin is how often the bot lists its games
+	// (account/playing) and plays the correspondence games where it is to
+	// move.
+	CorrespondenceCheckin time.Duration
+	// CorrespondenceDisconnect is how long a correspondence game's stream
+	// stays open after our move, for a quick reply, before it is closed.
+	CorrespondenceDisconnect time.Duration
 }
 
 // Chat holds the chat messages. An empty message is not sent. Messages may

@@ -42,6 +42,9 @@ func TestDefaults(t *testing.T) {
 	if p.MaxGames < 2 || p.MaxGames > 8 {
 		t.Errorf("max games = %d, want a few", p.MaxGames)
 	}
+	if p.MaxCorrespondence != 50 || c.Game.CorrespondenceCheckin != 10*time.Minute || c.Game.CorrespondenceDisconnect != 150*time.Second {
+		t.Errorf("correspondence: %d games, check-in %v, disconnect %v", p.MaxCorrespondence, c.Game.CorrespondenceCheckin, c.Game.CorrespondenceDisconnect)
+	}
 	if c.Game.Resign || c.Game.Takebacks || !c.Game.AcceptDraws {
 		t.Errorf("game = %+v", c.Game)
 	}
@@ -134,6 +137,13 @@ func TestInvalidNamed(t *testing.T) {
 		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", "3+61", "bad time control"},
 		{"PONDEROSA_MATCHMAKING_TIME_CONTROLS", " , ", "at least one"},
 		{"PONDEROSA_MATCHMAKING_IDLE", "0s", "duration"},
+		{"PONDEROSA_MAX_CORRESPONDENCE_GAMES", "0", "from 1 to 200"},
+		{"PONDEROSA_MAX_CORRESPONDENCE_GAMES", "201", "from 1 to 200"},
+		{"PONDEROSA_CORRESPONDENCE_CHECKIN", "500ms", "duration"},
+		{"PONDEROSA_CORRESPONDENCE_CHECKIN", "25h", "duration"},
+		{"PONDEROSA_CORRESPONDENCE_DISCONNECT", "-1s", "duration"},
+		{"PONDEROSA_CORRESPONDENCE_DISCONNECT", "2h", "duration"},
+		{"PONDEROSA_CORRESPONDENCE_MOVE_TIME", "5ms", "duration"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -188,24 +198,27 @@ func TestCrossChecks(t *testing.T) {
 
 func TestParsedValues(t *testing.T) {
 	c, err := Load(env(map[string]string{
-		"LICHESS_URL":                "http://127.0.0.1:9999/",
-		"PONDEROSA_VARIANTS":         " Standard , CHESS960,standard",
-		"PONDEROSA_SPEEDS":           "ultrabullet,bullet",
-		"PONDEROSA_ALLOW":            "Alice, bob-2",
-		"PONDEROSA_GREETING":         "none",
-		"PONDEROSA_PGN_DIR":          "NONE",
-		"PONDEROSA_STATUS_ADDR":      "127.0.0.1:0",
-		"PONDEROSA_MOVE_OVERHEAD":    "120ms",
-		"PONDEROSA_SHUTDOWN":         "Leave",
-		"PONDEROSA_LOG_LEVEL":        "DEBUG",
-		"PONDEROSA_LOG_FORMAT":       "json",
-		"PONDEROSA_MAX_BASE":         "10m",
-		"PONDEROSA_CORRESPONDENCE":   "yes",
-		"PONDEROSA_EXPLORER_DB":      "player",
-		"PONDEROSA_EXPLORER_PLAYER":  "Alice",
-		"PONDEROSA_EXPLORER_RATINGS": "2500, 1600,0",
-		"PONDEROSA_EXPLORER_SPEEDS":  "Blitz,rapid",
-		"PONDEROSA_EXPLORER_MODES":   "rated",
+		"LICHESS_URL":                         "http://127.0.0.1:9999/",
+		"PONDEROSA_VARIANTS":                  " Standard , CHESS960,standard",
+		"PONDEROSA_SPEEDS":                    "ultrabullet,bullet",
+		"PONDEROSA_ALLOW":                     "Alice, bob-2",
+		"PONDEROSA_GREETING":                  "none",
+		"PONDEROSA_PGN_DIR":                   "NONE",
+		"PONDEROSA_STATUS_ADDR":               "127.0.0.1:0",
+		"PONDEROSA_MOVE_OVERHEAD":             "120ms",
+		"PONDEROSA_SHUTDOWN":                  "Leave",
+		"PONDEROSA_LOG_LEVEL":                 "DEBUG",
+		"PONDEROSA_LOG_FORMAT":                "json",
+		"PONDEROSA_MAX_BASE":                  "10m",
+		"PONDEROSA_CORRESPONDENCE":            "yes",
+		"PONDEROSA_EXPLORER_DB":               "player",
+		"PONDEROSA_EXPLORER_PLAYER":           "Alice",
+		"PONDEROSA_EXPLORER_RATINGS":          "2500, 1600,0",
+		"PONDEROSA_EXPLORER_SPEEDS":           "Blitz,rapid",
+		"PONDEROSA_EXPLORER_MODES":            "rated",
+		"PONDEROSA_MAX_CORRESPONDENCE_GAMES":  "200",
+		"PONDEROSA_CORRESPONDENCE_CHECKIN":    "90s",
+		"PONDEROSA_CORRESPONDENCE_DISCONNECT": "0",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +246,9 @@ func TestParsedValues(t *testing.T) {
 		c.LogLevel != slog.LevelDebug || c.LogFormat != "json" || c.Policy.MaxBase != 10*time.Minute ||
 		!c.Policy.Correspondence {
 		t.Errorf("parsed %+v", c)
+	}
+	if c.Policy.MaxCorrespondence != 200 || c.Game.CorrespondenceCheckin != 90*time.Second || c.Game.CorrespondenceDisconnect != 0 {
+		t.Errorf("correspondence: %d games, check-in %v, disconnect %v", c.Policy.MaxCorrespondence, c.Game.CorrespondenceCheckin, c.Game.CorrespondenceDisconnect)
 	}
 }
 

@@ -73,9 +73,9 @@ var settings = []setting{
 		}},
 	{Setting: Setting{"PONDEROSA_PONDER", "true", "think on the opponent's time (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Engine.Ponder, err = parseBool(v); return }},
-	{Setting: Setting{"PONDEROSA_CORRESPONDENCE_MOVE_TIME", "20s", "think time per move in correspondence and unlimited games (100ms to 10m)"},
+	{Setting: Setting{"PONDEROSA_CORRESPONDENCE_MOVE_TIME", "20s", "think time per move in correspondence and unlimited games, less when the game's clock has less left (10ms to 10m)"},
 		set: func(c *Config, v string) (err error) {
-			c.Engine.CorrespondenceMoveTime, err = parseDuration(v, 100*time.Millisecond, 10*time.Minute)
+			c.Engine.CorrespondenceMoveTime, err = parseDuration(v, 10*time.Millisecond, 10*time.Minute)
 			return
 		}},
 
@@ -193,6 +193,18 @@ var settings = []setting{
 		set: func(c *Config, v string) (err error) { c.Policy.MaxDays, err = parseInt(v, 1, 14); return }},
 	{Setting: Setting{"PONDEROSA_UNLIMITED", "false", "accept challenges without a clock (true/false)"},
 		set: func(c *Config, v string) (err error) { c.Policy.Unlimited, err = parseBool(v); return }},
+	{Setting: Setting{"PONDEROSA_MAX_CORRESPONDENCE_GAMES", "50", "correspondence and unlimited games in progress at once, beside the PONDEROSA_MAX_GAMES real-time slots (they take none); more are declined with \"later\" (1 to 200, Lichess's limit of games at once)"},
+		set: func(c *Config, v string) (err error) { c.Policy.MaxCorrespondence, err = parseInt(v, 1, 200); return }},
+	{Setting: Setting{"PONDEROSA_CORRESPONDENCE_CHECKIN", "10m", "how often the bot asks Lichess which correspondence games wait for its move, and plays them (1s to 24h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Game.CorrespondenceCheckin, err = parseDuration(v, time.Second, 24*time.Hour)
+			return
+		}},
+	{Setting: Setting{"PONDEROSA_CORRESPONDENCE_DISCONNECT", "2m30s", "how long a correspondence game stays open for the opponent's reply after our move before its stream is closed; sooner when other games wait for their turn (0 to 1h)"},
+		set: func(c *Config, v string) (err error) {
+			c.Game.CorrespondenceDisconnect, err = parseDuration(v, 0, time.Hour)
+			return
+		}},
 
 	{Setting: Setting{"PONDEROSA_MAX_REMATCHES", "3", "rematches accepted in a row from one opponent; the next is declined with \"later\" (0 = none, up to 100)"},
 		set: func(c *Config, v string) (err error) { c.Policy.MaxRematches, err = parseInt(v, 0, 100); return }},
