@@ -230,6 +230,15 @@ func (s *Service) realTimeTaken() int {
 	return n
 }
 
+// corrStatus counts the correspondence games for /status and /metrics.
+func (s *Service) corrStatus() CorrespondenceStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.corr
+	return CorrespondenceStatus{Games: len(c.games), Max: s.cfg.Policy.MaxCorrespondence, Open: c.open,
+		Slots: c.slots, Queued: len(c.queue)}
+}
+
 // corrOpen is the number of correspondence games open now.
 func (s *Service) corrOpen() int {
 	s.mu.Lock()

@@ -49,6 +49,15 @@ func TestCorrespondenceVisits(t *testing.T) {
 		return len(game(id).Moves) == 1 && h.srv.GameStreams(id) == 0
 	})
 
+	if c := h.svc.Snapshot().Correspondence; c.Games != 1 || c.Open > 1 || c.Max != 1 || c.Slots != corrSlots(1) { // Open: the visit may still be ending
+		t.Errorf("/status correspondence: %+v", c)
+	}
+	var metrics strings.Builder
+	h.svc.stats.writeMetrics(&metrics)
+	if !strings.Contains(metrics.String(), "\nponderosa_correspondence_games 1\n") {
+		t.Errorf("metrics: %s", metrics.String())
+	}
+
 	// The correspondence limit is met: "later"; the real-time slot is
 	// free all the same.
 	second := h.srv.Challenge(fakelichess.ChallengeSpec{Days: 3})
@@ -103,6 +112,9 @@ func TestCorrespondenceVisits(t *testing.T) {
 	h.waitFor("every stream closed", 10*time.Second, func() bool { return h.srv.GameStreams(id) == 0 })
 	if err := h.stop(); err != nil {
 		t.Fatal(err)
+	}
+	if c := h.svc.Snapshot().Correspondence; c.Games != 0 || c.Open != 0 {
+		t.Errorf("/status correspondence after the end: %+v", c)
 	}
 }
 

@@ -117,7 +117,11 @@ func corrEngineBudget(cfg config.Config, threads int) int {
 func checkMemoryBudget(games, corr, hashMB int) error {
 	need := uint64(games+corr) * engine.HashBytes(hashMB)
 	if err := engine.CheckMemory(need); err != nil {
-		return fmt.Errorf("PONDEROSA_MAX_GAMES (%d) + %d for the open correspondence games, × PONDEROSA_HASH_MB (%d MiB), needs %d MiB of hash tables: %w; lower one of them", games, corr, hashMB, need>>20, err)
+		what := fmt.Sprintf("PONDEROSA_MAX_GAMES (%d)", games)
+		if corr > 0 {
+			what = fmt.Sprintf("(%s + %d open correspondence games)", what, corr)
+		}
+		return fmt.Errorf("%s × PONDEROSA_HASH_MB (%d MiB) needs %d MiB of hash tables: %w; lower one of them", what, hashMB, need>>20, err)
 	}
 	return nil
 }

@@ -150,7 +150,9 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 		Opponent:   fakelichess.Slow(20*time.Millisecond, fakelichess.RandomMover(3)),
 	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
 		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "2d", "PONDEROSA_CORRESPONDENCE": "true",
-		"PONDEROSA_CORRESPONDENCE_MOVE_TIME": "100ms", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
+		"PONDEROSA_CORRESPONDENCE_MOVE_TIME": "100ms", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0",
+		// Black learns of its first turn at a check-in (no event comes).
+		"PONDEROSA_CORRESPONDENCE_CHECKIN": "1s"})
 	h.start()
 	var ch fakelichess.ChallengeInfo
 	h.waitFor("a matchmaking game", 30*time.Second, func() bool {

@@ -149,14 +149,15 @@ func newService(cfg config.Config, api lichessAPI, opts Options) *Service {
 	s := &Service{
 		cfg: cfg, api: api, log: log, version: version, onReady: opts.OnReady, mem: mem,
 		stats: newStats(api.EventStreamState), pub: newPublisher(), statusLn: opts.StatusListener, overhead: newOverheadLearner(cfg.Engine.MoveOverhead),
-		engines:      &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
-		corrEngines:  &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: corrEngineBudget(cfg, threads)},
-		threads:      threads,
-		games:        map[string]bool{}, corr: newCorrState(threads), pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
+		engines:     &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: cfg.Policy.MaxGames},
+		corrEngines: &enginePool{opts: botEngineOptions(cfg.Engine.HashMB), max: corrEngineBudget(cfg, threads)},
+		threads:     threads,
+		games:       map[string]bool{}, corr: newCorrState(threads), pending: map[string]time.Time{}, wake: make(chan struct{}, 1),
 		tourneyGames: map[string]string{},
 		mm:           newMatchmaker(cfg.Matchmaking, mem),
 	}
 	s.stats.memory = mem.Health
+	s.stats.correspondence = s.corrStatus
 	if len(cfg.Tournaments) > 0 {
 		s.tours = newTourneys(s, cfg.Tournaments, defaultTourneyTimings())
 	}

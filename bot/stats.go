@@ -24,6 +24,9 @@ type stats struct {
 	mu      sync.Mutex
 	started time.Time
 	memory  func() store.Health // the store's health; nil = none
+	// correspondence counts the correspondence games (correspondence.go);
+	// nil = none. It takes the service's lock: call it without s.mu.
+	correspondence func() CorrespondenceStatus
 
 	internal    latencyRing // event received → move request sent, minus the search
 	roundTrip   latencyRing // move request sent → Lichess's answer
@@ -264,11 +267,28 @@ type Snapshot struct {
 	// bot remembers in memory (the last 30 days, at most 5000 games), the
 	// most games first, at most 20 (Service.Snapshot fills it).
 	Opponents []store.Tally `json:"opponents,omitempty"`
+	// Correspondence counts the correspondence and unlimited games.
+	Correspondence CorrespondenceStatus `json:"correspondence"`
+}
+
+// CorrespondenceStatus counts the correspondence and unlimited games in
+// progress (Games, of at most Max), those open now (Open, at most Slots)
+// and those waiting to be opened for our turn (Queued).
+type CorrespondenceStatus struct {
+	Games  int `json:"games"`
+	Max    int `json:"max"`
+	Open   int `json:"open"`
+	Slots  int `json:"slots"`
+	Queued int `json:"queued"`
 }
 
 // Snapshot returns a copy of the current figures.
 func (s *stats) Snapshot() Snapshot {
 	lat, rtt := s.Latency()
+	var corr CorrespondenceStatus
+	if s.correspondence != nil {
+		corr = s.correspondence()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var st lichess.StreamState
@@ -281,7 +301,7 @@ func (s *stats) Snapshot() Snapshot {
 		Challenges: maps.Clone(s.challenges), Moves: s.moves, MoveErrors: s.moveErrors, MoveRetries: s.moveRetries,
 		PonderHit: s.ponderHit, PonderMiss: s.ponderMiss, Overhead: s.overhead, Latency: lat, RoundTrip: rtt,
 		Limits: s.limitsLocked(time.Now()), EngineFaults: maps.Clone(s.engineFaults), FallbackMoves: s.fallbackMoves,
-		MoveSources: maps.Clone(s.moveSources),
+		MoveSources: maps.Clone(s.moveSources), Correspondence: corr,
 	}
 	if s.memory != nil {
 		snap.MemoryDegraded = s.memory().Reason
@@ -314,6 +334,10 @@ func (s *stats) writeMetrics(w io.Writer) {
 	p("ponderosa_event_stream_since_timestamp_seconds %d", unixOrZero(snap.EventStream.Since))
 	metric("ponderosa_games_active", "gauge", "Games in progress.")
 	p("ponderosa_games_active %d", len(snap.Live))
+	metric("ponderosa_correspondence_games", "gauge", "Correspondence and unlimited games in progress (open or closed).")
+	p("ponderosa_correspondence_games %d", snap.Correspondence.Games)
+	metric("ponderosa_correspondence_open", "gauge", "Correspondence games open now (stream, runner, engine).")
+	p("ponderosa_correspondence_open %d", snap.Correspondence.Open)
 	metric("ponderosa_games_total", "counter", "Finished games by result.")
 	for _, r := range []string{"win", "loss", "draw", "aborted"} {
 		p("ponderosa_games_total{result=%q} %d", r, snap.Results[r])
