@@ -111,6 +111,10 @@ func (s *Service) matchmake(ctx context.Context) {
 	now := time.Now()
 	s.mu.Lock()
 	busy := len(s.games)+len(s.pending)+len(s.queue)+len(s.activeTourneys) > 0 // no matchmaking while a tournament may pair us
+	// Correspondence games take no real-time slot, so they leave the bot
+	// idle; correspondence offers wait while PONDEROSA_MAX_CORRESPONDENCE_GAMES
+	// are in progress or accepted.
+	corrFull := s.corrCount() >= s.cfg.Policy.MaxCorrespondence
 	s.mu.Unlock()
 	if m.out != "" && now.Sub(m.outAt) > outgoingExpiry {
 		s.log.Info("matchmaking challenge unanswered; cancelling it", "challenge_id", m.out, "opponent", m.outTo)
@@ -140,7 +144,7 @@ func (s *Service) matchmake(ctx context.Context) {
 		m.pauseTill = now.Add(failurePause)
 		return
 	}
-	o, pool, nextFree := m.choose(s, bots, now)
+	o, pool, nextFree := m.choose(s, bots, corrFull, now)
 	if len(pool) == 0 {
 		s.log.Debug("matchmaking: no suitable online bot for any offer")
 		m.pauseTill = nextFree // no longer than until a bot left alone is free again
@@ -186,6 +190,9 @@ func (s *Service) matchmake(ctx context.Context) {
 		Speed: o.speed(), Rated: o.rated, Decision: "sent"})
 	s.mu.Lock()
 	s.pending[ch.ID] = now
+	if o.tc.Days > 0 {
+		s.corr.pending[ch.ID] = true // counted against PONDEROSA_MAX_CORRESPONDENCE_GAMES, not the slots
+	}
 	s.mu.Unlock()
 }
 
@@ -193,11 +200,12 @@ func (s *Service) matchmake(ctx context.Context) {
 // it (not us, not blocked, within the rating distance in the offer's perf,
 // not backed off for it); an offer no bot may get is set aside and another
 // drawn, so a bot that declined one time control, variant or mode is still
-// offered the others. With no offer for anyone, nextFree is the earliest
-// end of a refusal that held a bot back (at most failurePause away).
-func (m *matchmaker) choose(s *Service, bots []lichess.User, now time.Time) (o offer, pool []lichess.User, nextFree time.Time) {
+// offered the others. Correspondence offers are left out when corrFull.
+// With no offer for anyone, nextFree is the earliest end of a refusal that
+// held a bot back (at most failurePause away).
+func (m *matchmaker) choose(s *Service, bots []lichess.User, corrFull bool, now time.Time) (o offer, pool []lichess.User, nextFree time.Time) {
 	nextFree = now.Add(failurePause)
-	cands := slices.Clone(m.offers)
+	cands := slices.DeleteFunc(slices.Clone(m.offers), func(o offer) bool { return corrFull && o.tc.Days > 0 })
 	for len(cands) > 0 {
 		i := pickOffer(m.rng, cands)
 		o = cands[i]

@@ -142,23 +142,56 @@ func TestMatchmakingChess960(t *testing.T) {
 }
 
 // TestMatchmakingCorrespondence: a "2d" time control sends a challenge
-// with days=2 and no clock; the game is played as correspondence.
+// with days=2 and no clock, and the game is played as correspondence. It
+// takes no real-time slot, so matchmaking goes on meanwhile, but with
+// PONDEROSA_MAX_CORRESPONDENCE_GAMES=1 in progress only real-time
+// challenges are sent.
 func TestMatchmakingCorrespondence(t *testing.T) {
 	t.Parallel()
+	random := fakelichess.RandomMover(3)
+	// A few quick moves, then the opponent thinks for an hour: the
+	// correspondence game stays in progress.
+	opp := func(ctx context.Context, g *board.Game, left, inc time.Duration) board.Move {
+		d := 20 * time.Millisecond
+		if len(g.Moves()) >= 6 {
+			d = time.Hour
+		}
+		return fakelichess.Slow(d, random)(ctx, g, left, inc)
+	}
 	h := setup(t, fakelichess.Options{
 		OnlineBots: []fakelichess.Player{{ID: "fakebot1", Name: "FakeBot1", Title: "BOT", Rating: 1500}},
-		Opponent:   fakelichess.Slow(20*time.Millisecond, fakelichess.RandomMover(3)),
+		Opponent:   opp,
 	}, map[string]string{"PONDEROSA_MATCHMAKING": "true", "PONDEROSA_MATCHMAKING_IDLE": "1s",
-		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "2d", "PONDEROSA_CORRESPONDENCE": "true",
+		"PONDEROSA_MATCHMAKING_TIME_CONTROLS": "2d*5,1+0", "PONDEROSA_CORRESPONDENCE": "true",
+		"PONDEROSA_MAX_CORRESPONDENCE_GAMES": "1",
 		"PONDEROSA_CORRESPONDENCE_MOVE_TIME": "100ms", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0",
 		// Black learns of its first turn at a check-in (no event comes).
 		"PONDEROSA_CORRESPONDENCE_CHECKIN": "1s"})
 	h.start()
-	var ch fakelichess.ChallengeInfo
-	h.waitFor("a matchmaking game", 30*time.Second, func() bool {
+	outgoing := func() []fakelichess.ChallengeInfo {
+		var out []fakelichess.ChallengeInfo
 		for _, c := range h.srv.Challenges() {
-			if !c.Incoming && c.Status == "accepted" {
-				ch = c
+			if !c.Incoming && c.Status != "created" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	// endRealTime resigns the real-time games, so that the bot is idle.
+	endRealTime := func() {
+		for _, g := range h.srv.Games() {
+			if !g.Over() && g.Days == 0 {
+				h.srv.OpponentResign(g.ID)
+			}
+		}
+	}
+	var ch fakelichess.ChallengeInfo
+	seen := 0
+	h.waitFor("a correspondence game", 30*time.Second, func() bool {
+		endRealTime()
+		for i, c := range outgoing() {
+			if c.Status == "accepted" && c.Spec.Days > 0 {
+				ch, seen = c, i+1
 				return true
 			}
 		}
@@ -166,7 +199,7 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 	})
 	var form string
 	for _, r := range h.srv.Requests() {
-		if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" {
+		if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" && r.Form.Has("days") {
 			form = r.Form.Encode()
 		}
 	}
@@ -174,14 +207,24 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 		t.Fatalf("challenge %+v sent as %q, want days=2 and no clock", ch.Spec, form)
 	}
 	h.waitFor("moves", 30*time.Second, func() bool { g, _ := h.srv.Game(ch.ID); return len(g.Moves) >= 4 || g.Over() })
-	g, _ := h.srv.Game(ch.ID)
-	if g.Days != 2 || len(g.Moves) < 4 {
+	if g, _ := h.srv.Game(ch.ID); g.Days != 2 || len(g.Moves) < 4 {
 		t.Errorf("correspondence game: %d days, %d plies, %s", g.Days, len(g.Moves), g.Status)
 	}
-	if !g.Over() {
-		h.srv.OpponentResign(ch.ID)
+	h.waitFor("challenges while the correspondence game is played", 30*time.Second, func() bool {
+		endRealTime()
+		return len(outgoing()) >= seen+2
+	})
+	if g, _ := h.srv.Game(ch.ID); g.Over() {
+		t.Fatalf("the correspondence game ended (%s): the cap was not tested", g.Status)
 	}
+	for _, c := range outgoing()[seen:] {
+		if c.Spec.Days > 0 {
+			t.Errorf("a correspondence challenge (%d days) with PONDEROSA_MAX_CORRESPONDENCE_GAMES=1 in progress", c.Spec.Days)
+		}
+	}
+	h.srv.OpponentResign(ch.ID)
 	h.waitOver(ch.ID, 10*time.Second)
+	endRealTime()
 }
 
 // TestMatchmaking960NeedsTheEngine: an engine that cannot play Chess960
