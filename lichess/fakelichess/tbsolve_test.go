@@ -105,6 +105,26 @@ func TestTBMovesMatchBoard(t *testing.T) {
 	}
 }
 
+// checkLongestWin solves the table of key and checks that its longest win
+// lasts want plies; it returns the table and the longest win found.
+func checkLongestWin(t *testing.T, s *tbSolver, key string, want int) (*tbTable, int) {
+	t.Helper()
+	tab, err := s.table(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0
+	for _, v := range tab.dtm {
+		if n, win, ok := tbPlies(v); ok && win && n > longest {
+			longest = n
+		}
+	}
+	if longest != want {
+		t.Errorf("%s: longest win %d plies, want %d", key, longest, want)
+	}
+	return tab, longest
+}
+
 // TestTBLongestMates: the longest wins are the known ones: KQvK mate in
 // 10 moves, KRvK in 16; KBvK and KNvK never win.
 func TestTBLongestMates(t *testing.T) {
@@ -113,19 +133,7 @@ func TestTBLongestMates(t *testing.T) {
 		key     string
 		longest int // plies
 	}{{"KQvK", 19}, {"KRvK", 31}, {"KBvK", 0}, {"KNvK", 0}} {
-		tab, err := s.table(c.key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		longest := 0
-		for _, v := range tab.dtm {
-			if n, win, ok := tbPlies(v); ok && win && n > longest {
-				longest = n
-			}
-		}
-		if longest != c.longest {
-			t.Errorf("%s: longest win %d plies, want %d", c.key, longest, c.longest)
-		}
+		checkLongestWin(t, &s, c.key, c.longest)
 	}
 }
 
@@ -209,19 +217,7 @@ func TestTBFourPieces(t *testing.T) {
 		longest int // plies
 	}{{"KRvKR", 37}, {"KQvKR", 69}} {
 		start := time.Now()
-		tab, err := s.table(c.key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		longest := 0
-		for _, v := range tab.dtm {
-			if n, win, ok := tbPlies(v); ok && win && n > longest {
-				longest = n
-			}
-		}
-		if longest != c.longest {
-			t.Errorf("%s: longest win %d plies, want %d", c.key, longest, c.longest)
-		}
+		tab, longest := checkLongestWin(t, s, c.key, c.longest)
 		const depth = 8
 		var found, short, draws int
 		// Samples: positions the table mates in at most 7 plies (the
