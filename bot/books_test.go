@@ -1,18 +1,16 @@
 package bot
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/bot/movesource"
+	"github.com/ponderosa-chess/ponderosa/bot/movesource/polyglottest"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/lichess/fakelichess"
 )
@@ -25,15 +23,10 @@ type bookLine struct {
 	fen         string
 }
 
-// writeBook writes a small Polyglot book of lines into a temporary file:
-// 16-byte entries (key, move, weight, learn; big-endian) sorted by key.
+// writeBook writes a small Polyglot book of lines into a temporary file.
 func writeBook(t *testing.T, name string, lines []bookLine) string {
 	t.Helper()
-	type entry struct {
-		key          uint64
-		move, weight uint16
-	}
-	var entries []entry
+	var entries []polyglottest.Entry
 	for _, l := range lines {
 		start := board.StartPosition()
 		if l.fen != "" {
@@ -49,24 +42,9 @@ func writeBook(t *testing.T, name string, lines []bookLine) string {
 			}
 		}
 		pos := g.Position()
-		from, _ := board.ParseSquare(l.move[0:2])
-		to, _ := board.ParseSquare(l.move[2:4])
-		entries = append(entries, entry{movesource.PolyglotKey(&pos), uint16(from)<<6 | uint16(to), l.weight})
+		entries = append(entries, polyglottest.Entry{Key: movesource.PolyglotKey(&pos), Move: polyglottest.Move(l.move), Weight: l.weight})
 	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
-	var data []byte
-	for _, e := range entries {
-		var buf [16]byte
-		binary.BigEndian.PutUint64(buf[0:], e.key)
-		binary.BigEndian.PutUint16(buf[8:], e.move)
-		binary.BigEndian.PutUint16(buf[10:], e.weight)
-		data = append(data, buf[:]...)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return polyglottest.Write(t, name, entries)
 }
 
 // TestBookInGame: PONDEROSA_BOOK alone, the single-book form.

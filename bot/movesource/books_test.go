@@ -2,16 +2,14 @@ package movesource
 
 import (
 	"bytes"
-	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ponderosa-chess/ponderosa/bot/movesource/polyglottest"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -59,46 +57,30 @@ func TestPolyglotKeyChess960(t *testing.T) {
 	}
 }
 
-type entry struct {
-	key          uint64
-	move, weight uint16
+// entry is polyglottest.Entry (key, move as mv writes it, weight) as a
+// type of this package, so that the tables below may leave its fields
+// unkeyed (go vet wants keys in literals of another package's structs).
+type entry polyglottest.Entry
+
+func pgEntries(entries []entry) []polyglottest.Entry {
+	out := make([]polyglottest.Entry, len(entries))
+	for i, e := range entries {
+		out[i] = polyglottest.Entry(e)
+	}
+	return out
 }
 
 // encode writes entries as a Polyglot book, sorted by key (stable, so a
 // key's moves keep their order).
-func encode(entries []entry) []byte {
-	entries = slices.Clone(entries)
-	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
-	var data []byte
-	for _, e := range entries {
-		var buf [16]byte
-		binary.BigEndian.PutUint64(buf[0:], e.key)
-		binary.BigEndian.PutUint16(buf[8:], e.move)
-		binary.BigEndian.PutUint16(buf[10:], e.weight)
-		data = append(data, buf[:]...)
-	}
-	return data
-}
+func encode(entries []entry) []byte { return polyglottest.Encode(pgEntries(entries)) }
 
 func writeBook(t testing.TB, name string, entries []entry) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, encode(entries), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return polyglottest.Write(t, name, pgEntries(entries))
 }
 
 // mv encodes a move the Polyglot way: "e2e4", "e7e8q", castling "e1h1".
-func mv(uci string) uint16 {
-	from, _ := board.ParseSquare(uci[0:2])
-	to, _ := board.ParseSquare(uci[2:4])
-	m := uint16(from)<<6 | uint16(to)
-	if len(uci) == 5 {
-		m |= uint16(strings.IndexByte(" nbrq", uci[4])) << 12
-	}
-	return m
-}
+func mv(uci string) uint16 { return polyglottest.Move(uci) }
 
 func fen(t testing.TB, s string) board.Position {
 	t.Helper()
