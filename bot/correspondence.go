@@ -115,7 +115,7 @@ func (s *Service) corrFinished(id string) {
 }
 
 // corrNext takes the games to open now off the queue. Call with s.mu
-// held; start them with corrLaunch after unlocking.
+// held; start them with corr.launch after unlocking.
 func (s *Service) corrNext() []string {
 	c := &s.corr
 	var ids []string
