@@ -200,15 +200,6 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 				"PONDEROSA_MATCHMAKING_RATED": "both", "PONDEROSA_MATCHMAKING_RATING_DIFF": "0"})
 			dir := t.TempDir()
 			db := h.startOnStore(dir)
-			outgoing := func() []fakelichess.ChallengeInfo {
-				var out []fakelichess.ChallengeInfo
-				for _, c := range h.srv.Challenges() {
-					if !c.Incoming && c.Status != "created" {
-						out = append(out, c)
-					}
-				}
-				return out
-			}
 			// endGames resigns the games our challenges started, so that
 			// the bot is idle again and challenges anew.
 			endGames := func() {
@@ -221,7 +212,7 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 			var first fakelichess.ChallengeInfo
 			h.waitFor("a decline", 60*time.Second, func() bool {
 				endGames()
-				for _, c := range outgoing() {
+				for _, c := range h.answeredChallenges() {
 					if c.Status == "declined" {
 						first = c
 						return true
@@ -229,7 +220,7 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 				}
 				return false
 			})
-			seen := len(outgoing())
+			seen := len(h.answeredChallenges())
 			want := tc.scope(first)
 			refused := func() bool {
 				for _, r := range db.Refusals(time.Now()) {
@@ -251,9 +242,9 @@ func TestMatchmakingDeclineReasons(t *testing.T) {
 			const followUps = 3
 			h.waitFor("challenges after the restart", 60*time.Second, func() bool {
 				endGames()
-				return len(outgoing()) >= seen+followUps
+				return len(h.answeredChallenges()) >= seen+followUps
 			})
-			for _, n := range outgoing()[seen:] {
+			for _, n := range h.answeredChallenges()[seen:] {
 				if n.Opponent.ID == first.Opponent.ID || whole {
 					if !tc.avoids(first, n) {
 						t.Errorf("after %q to %s %s %s: challenged %s with %s %s %s", tc.reason, first.Opponent.ID, clock(first), first.Spec.Variant,

@@ -168,15 +168,6 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 		// Black learns of its first turn at a check-in (no event comes).
 		"PONDEROSA_CORRESPONDENCE_CHECKIN": "1s"})
 	h.start()
-	outgoing := func() []fakelichess.ChallengeInfo {
-		var out []fakelichess.ChallengeInfo
-		for _, c := range h.srv.Challenges() {
-			if !c.Incoming && c.Status != "created" {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
 	// endRealTime resigns the real-time games, so that the bot is idle.
 	endRealTime := func() {
 		for _, g := range h.srv.Games() {
@@ -189,7 +180,7 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 	seen := 0
 	h.waitFor("a correspondence game", 30*time.Second, func() bool {
 		endRealTime()
-		for i, c := range outgoing() {
+		for i, c := range h.answeredChallenges() {
 			if c.Status == "accepted" && c.Spec.Days > 0 {
 				ch, seen = c, i+1
 				return true
@@ -212,12 +203,12 @@ func TestMatchmakingCorrespondence(t *testing.T) {
 	}
 	h.waitFor("challenges while the correspondence game is played", 30*time.Second, func() bool {
 		endRealTime()
-		return len(outgoing()) >= seen+2
+		return len(h.answeredChallenges()) >= seen+2
 	})
 	if g, _ := h.srv.Game(ch.ID); g.Over() {
 		t.Fatalf("the correspondence game ended (%s): the cap was not tested", g.Status)
 	}
-	for _, c := range outgoing()[seen:] {
+	for _, c := range h.answeredChallenges()[seen:] {
 		if c.Spec.Days > 0 {
 			t.Errorf("a correspondence challenge (%d days) with PONDEROSA_MAX_CORRESPONDENCE_GAMES=1 in progress", c.Spec.Days)
 		}

@@ -217,6 +217,18 @@ func (h *harness) challengeStatus(id string) (string, string) {
 	return c.Status, c.DeclineReason
 }
 
+// answeredChallenges returns the bot's own challenges that the opponent has
+// answered (accepted or declined), in the order they were sent.
+func (h *harness) answeredChallenges() []fakelichess.ChallengeInfo {
+	var out []fakelichess.ChallengeInfo
+	for _, c := range h.srv.Challenges() {
+		if !c.Incoming && c.Status != "created" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // checkFair fails when the bot lost on time or played an illegal move.
 func checkFair(t *testing.T, g fakelichess.GameInfo) {
 	t.Helper()
