@@ -10,27 +10,17 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testpos"
 )
 
 // randomPositions plays random games from the start and returns n of the
 // positions met.
 func randomPositions(t testing.TB, seed uint64, n int) []board.Position {
-	rng := rand.New(rand.NewPCG(seed, 1))
 	var out []board.Position
-	for len(out) < n {
-		pos := board.StartPosition()
-		for ply := 0; ply < 200 && len(out) < n; ply++ {
-			var ml board.MoveList
-			pos.GenerateLegal(&ml)
-			if ml.N == 0 {
-				break
-			}
-			var child board.Position
-			pos.MakeMove(ml.Moves[rng.IntN(ml.N)], &child)
-			pos = child
-			out = append(out, pos)
-		}
-	}
+	testpos.Walk(rand.New(rand.NewPCG(seed, 1)), 200, func(_ int, pos *board.Position) bool {
+		out = append(out, *pos)
+		return len(out) < n
+	})
 	return out
 }
 

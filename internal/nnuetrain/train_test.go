@@ -10,6 +10,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
+	"github.com/ponderosa-chess/ponderosa/internal/testpos"
 )
 
 // syntheticData writes n records of random positions whose score is a
@@ -20,39 +21,29 @@ func syntheticData(t *testing.T, path string, n int) {
 		t.Fatal(err)
 	}
 	values := [7]int{0, 100, 300, 300, 500, 900, 0}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for written := 0; written < n; {
-		pos := board.StartPosition()
-		for ply := 0; ply < 120 && written < n; ply++ {
-			var ml board.MoveList
-			pos.GenerateLegal(&ml)
-			if ml.N == 0 {
-				break
-			}
-			var child board.Position
-			pos.MakeMove(ml.Moves[rng.IntN(ml.N)], &child)
-			pos = child
-			if ply < 10 {
-				continue
-			}
-			score := 0
-			for pt := board.Pawn; pt <= board.Queen; pt++ {
-				score += values[pt] * (pos.Pieces(board.White, pt).Count() - pos.Pieces(board.Black, pt).Count())
-			}
-			res := nnuedata.DrawGame
-			switch {
-			case score > 150:
-				res = nnuedata.WhiteWin
-			case score < -150:
-				res = nnuedata.BlackWin
-			}
-			r := nnuedata.FromPosition(&pos, int16(score), res)
-			if err := w.Write(&r); err != nil {
-				t.Fatal(err)
-			}
-			written++
+	written := 0
+	testpos.Walk(rand.New(rand.NewPCG(1, 2)), 120, func(ply int, pos *board.Position) bool {
+		if ply < 10 {
+			return true
 		}
-	}
+		score := 0
+		for pt := board.Pawn; pt <= board.Queen; pt++ {
+			score += values[pt] * (pos.Pieces(board.White, pt).Count() - pos.Pieces(board.Black, pt).Count())
+		}
+		res := nnuedata.DrawGame
+		switch {
+		case score > 150:
+			res = nnuedata.WhiteWin
+		case score < -150:
+			res = nnuedata.BlackWin
+		}
+		r := nnuedata.FromPosition(pos, int16(score), res)
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+		written++
+		return written < n
+	})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
