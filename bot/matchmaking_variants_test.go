@@ -101,7 +101,9 @@ func TestMatchmakingChess960(t *testing.T) {
 	// the bot then challenges again, and the next game is watched.
 	var ch fakelichess.ChallengeInfo
 	games := 0
-	h.waitFor("a game where the opponent castled and the bot played on", 90*time.Second, func() bool {
+	// How many games that takes is chance (the fake draws each game's 960
+	// start, and the bot often mates first): only the wait bounds it.
+	h.waitFor("a game where the opponent castled and the bot played on", 180*time.Second, func() bool {
 		for _, c := range h.srv.Challenges() {
 			if c.Incoming || c.Status != "accepted" || c.ID == ch.ID {
 				continue
@@ -114,9 +116,6 @@ func TestMatchmakingChess960(t *testing.T) {
 		at := int(opp.castledAt.Load())
 		return ok && at > 0 && len(g.Moves) >= at+4
 	})
-	if games > 3 {
-		t.Errorf("%d games before the opponent could castle", games)
-	}
 	var form string
 	for _, r := range h.srv.Requests() {
 		if r.Method == "POST" && r.Path == "/api/challenge/FakeBot1" {
