@@ -65,7 +65,7 @@ func New(opts Options) *Engine {
 		e.tt.allocate(MinHashMB) // unmeasured or nearly no memory: 1 MB regardless
 		e.opts.HashMB = MinHashMB
 	}
-	e.resizeWorkers(e.opts.Threads, e.opts.Eval, e.opts.Net)
+	e.resizeWorkers(e.opts.Threads, e.opts.Eval, e.opts.playingNet())
 	return e
 }
 
@@ -111,13 +111,13 @@ func (e *Engine) SetOptions(opts Options) error {
 	e.mu.Lock()
 	e.opts = opts
 	e.mu.Unlock()
-	if opts.Eval != old.Eval || opts.Net != old.Net {
+	if opts.Eval != old.Eval || opts.playingNet() != old.playingNet() {
 		e.workers = nil
 		// Stored static evaluations belong to the old evaluation.
 		e.tt.clear()
 	}
 	if opts.Threads != len(e.workers) {
-		e.resizeWorkers(opts.Threads, opts.Eval, opts.Net)
+		e.resizeWorkers(opts.Threads, opts.Eval, opts.playingNet())
 	}
 	return err
 }
@@ -167,8 +167,8 @@ func (e *Engine) running() *run {
 // point of view, in centipawns.
 func (e *Engine) Evaluate(pos *board.Position) Score {
 	opts := e.Options()
-	if opts.Net != nil {
-		return clampEval(opts.Net.EvaluatePosition(pos))
+	if net := opts.playingNet(); net != nil {
+		return clampEval(net.EvaluatePosition(pos))
 	}
 	if p := opts.Eval; p != nil {
 		return Score(eval.NewEvaluatorWith(p).Evaluate(pos))
@@ -178,7 +178,17 @@ func (e *Engine) Evaluate(pos *board.Position) Score {
 
 // EvalTrace returns a human-readable breakdown of the static evaluation.
 func (e *Engine) EvalTrace(pos *board.Position) string {
-	return eval.Explain(pos)
+	s := eval.Explain(pos)
+	if net := e.Options().playingNet(); net != nil {
+		v := int(clampEval(net.EvaluatePosition(pos)))
+		white := v
+		if pos.SideToMove() == board.Black {
+			white = -v
+		}
+		s += fmt.Sprintf("NNUE evaluation (%s, %d hidden units), the one the search uses: %+.2f (White), %+.2f (side to move)\n",
+			net.ID(), net.Hidden(), float64(white)/100, float64(v)/100)
+	}
+	return s
 }
 
 // run is the shared state of one Search call.

@@ -51,3 +51,43 @@ func TestNNUESearchAllocations(t *testing.T) {
 		t.Errorf("depth 7 search with a network allocates %.0f times, depth 3 %.0f: the tree search allocates", deep, shallow)
 	}
 }
+
+// TestDefaultsPlayTheBuiltInNetwork: the engine's defaults evaluate with the
+// built-in network, and the strength limit (calibrated with the
+// hand-crafted evaluation) plays the hand-crafted evaluation.
+func TestDefaultsPlayTheBuiltInNetwork(t *testing.T) {
+	net, err := nnue.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultOptions()
+	if d.Net != net {
+		t.Fatalf("DefaultOptions().Net = %v, want the built-in network %s", d.Net, net.ID())
+	}
+	pos, _ := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	e := New(d)
+	if got, want := e.Evaluate(&pos), clampEval(net.EvaluatePosition(&pos)); got != want {
+		t.Errorf("default Evaluate %v, the network's %v", got, want)
+	}
+	hce := New(Options{}).Evaluate(&pos)
+	if hce == e.Evaluate(&pos) {
+		t.Fatalf("the test position evaluates %v with both evaluations: pick another", hce)
+	}
+	limited := d
+	limited.LimitStrength = true
+	if err := e.SetOptions(limited); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Evaluate(&pos); got != hce {
+		t.Errorf("under LimitStrength Evaluate %v, want the hand-crafted %v", got, hce)
+	}
+	if len(e.workers) != 1 || e.workers[0].net != nil {
+		t.Errorf("under LimitStrength the search threads evaluate with a network")
+	}
+	if err := e.SetOptions(d); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.workers) != 1 || e.workers[0].net != net {
+		t.Errorf("after LimitStrength is off again the search threads do not use the built-in network")
+	}
+}

@@ -103,8 +103,19 @@ type Options struct {
 	// It is for tuning and for testing weight sets against each other.
 	Eval *eval.Params
 	// Net, if not nil, evaluates positions with this NNUE instead of the
-	// hand-crafted evaluation (Eval is then unused).
+	// hand-crafted evaluation (Eval is then unused), except under
+	// LimitStrength: the strength limit was calibrated with the
+	// hand-crafted evaluation, so a limited engine plays with it.
 	Net *nnue.Network
+}
+
+// playingNet is the network the search evaluates with: Net, or none
+// (the hand-crafted evaluation) under LimitStrength.
+func (o Options) playingNet() *nnue.Network {
+	if o.LimitStrength {
+		return nil
+	}
+	return o.Net
 }
 
 // Option ranges.
@@ -119,12 +130,16 @@ const (
 	maxMoveOverhead        = 10 * time.Second
 )
 
-// DefaultOptions returns the engine's defaults: what `ponderosa uci`
-// and `ponderosa cego` announce and really use when nothing is set
+// DefaultOptions returns the engine's defaults: what `ponderosa uci`,
+// `ponderosa cego` and the bot announce and really use when nothing is set
 // (DefaultHashMB, one thread, one PV, DefaultMoveOverhead, no strength
-// limit at DefaultElo, the hand-crafted evaluation).
+// limit at DefaultElo, the network built into the binary, nnue.Default).
 func DefaultOptions() Options {
-	return Options{HashMB: DefaultHashMB, Threads: 1, MultiPV: 1, MoveOverhead: DefaultMoveOverhead, Elo: DefaultElo}
+	o := Options{HashMB: DefaultHashMB, Threads: 1, MultiPV: 1, MoveOverhead: DefaultMoveOverhead, Elo: DefaultElo}
+	if net, err := nnue.Default(); err == nil {
+		o.Net = net
+	}
+	return o
 }
 
 // normalized returns o with defaults filled in and values clamped to range.

@@ -1,12 +1,14 @@
 package uci_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
@@ -26,24 +28,51 @@ func TestEvalFileAndUseNNUE(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	builtIn, err := nnue.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := start(t, "uci")
 	p.send("uci")
 	joined := strings.Join(p.untilLine(5*time.Second, "uciok"), "\n")
-	for _, want := range []string{"option name Use NNUE type check default false", "option name EvalFile type string default <empty>"} {
+	// `ponderosa uci` starts with the built-in network: Use NNUE is on,
+	// and an empty EvalFile means that network.
+	for _, want := range []string{"option name Use NNUE type check default true", "option name EvalFile type string default <empty>"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("uci answer lacks %q", want)
 		}
 	}
-	// Use NNUE with no network: the hand-crafted evaluation plays, and
-	// the GUI is told.
-	p.send("setoption name Use NNUE value true", "isready")
-	got := strings.Join(p.untilLine(5*time.Second, "readyok"), "\n")
-	if !strings.Contains(got, "no network loaded") {
-		t.Errorf("Use NNUE without a network: no note in %q", got)
+	// The eval command names the network that plays and its evaluation.
+	pos := board.StartPosition()
+	evalLine := func() string {
+		p.send("position startpos", "eval")
+		for _, l := range p.untilLine(5*time.Second, "Final evaluation") {
+			if strings.HasPrefix(l, "NNUE evaluation") {
+				t.Errorf("NNUE line before the hand-crafted total: %q", l)
+			}
+		}
+		p.send("isready")
+		for _, l := range p.untilLine(5*time.Second, "readyok") {
+			if strings.HasPrefix(l, "NNUE evaluation") {
+				return l
+			}
+		}
+		return ""
+	}
+	wantLine := func(n *nnue.Network) string {
+		return fmt.Sprintf("NNUE evaluation (%s, %d hidden units), the one the search uses: %+.2f (White), %+.2f (side to move)",
+			n.ID(), n.Hidden(), float64(n.EvaluatePosition(&pos))/100, float64(n.EvaluatePosition(&pos))/100)
+	}
+	if got, want := evalLine(), wantLine(builtIn); got != want {
+		t.Errorf("eval with the defaults: %q, want %q", got, want)
+	}
+	p.send("setoption name Use NNUE value false")
+	if got := evalLine(); got != "" {
+		t.Errorf("Use NNUE false: eval still shows %q", got)
 	}
 	// A truncated file is refused with a clear error.
 	p.send("setoption name EvalFile value "+bad, "isready")
-	got = strings.Join(p.untilLine(5*time.Second, "readyok"), "\n")
+	got := strings.Join(p.untilLine(5*time.Second, "readyok"), "\n")
 	if !strings.Contains(got, "info string option EvalFile:") || !strings.Contains(got, "truncated") {
 		t.Errorf("truncated EvalFile: got %q", got)
 	}
@@ -52,24 +81,14 @@ func TestEvalFileAndUseNNUE(t *testing.T) {
 	if !strings.Contains(got, net.ID()) {
 		t.Errorf("EvalFile: no note naming %s in %q", net.ID(), got)
 	}
-	// The network evaluates: with NNUE on and off the depth-1 scores of
-	// the same position differ (a random network knows no chess).
-	score := func() string {
-		p.send("position startpos moves e2e4", "go depth 1")
-		lines := p.until(10*time.Second, "bestmove", isBestmove)
-		for i := len(lines) - 1; i >= 0; i-- {
-			if strings.HasPrefix(lines[i], "info depth 1 ") {
-				return fieldAfter(lines[i], "cp")
-			}
-		}
-		t.Fatalf("no depth 1 info in %q", lines)
-		return ""
+	p.send("setoption name Use NNUE value true")
+	if got, want := evalLine(), wantLine(net); got != want {
+		t.Errorf("eval with EvalFile %s: %q, want %q", good, got, want)
 	}
-	withNet := score()
-	p.send("setoption name Use NNUE value false")
-	hce := score()
-	if withNet == hce {
-		t.Errorf("depth 1 score %s with and without the network", hce)
+	// An empty EvalFile goes back to the built-in network.
+	p.send("setoption name EvalFile value")
+	if got, want := evalLine(), wantLine(builtIn); got != want {
+		t.Errorf("EvalFile emptied: %q, want %q", got, want)
 	}
 	p.send("quit")
 	if err := p.waitExit(5 * time.Second); err != nil {

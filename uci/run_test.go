@@ -179,3 +179,24 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+// TestUseNNUEWithoutNetwork: an engine started without a network (here one
+// built in-process with the hand-crafted evaluation) announces Use NNUE
+// off, and turning it on without an EvalFile tells the GUI that the
+// hand-crafted evaluation still plays.
+func TestUseNNUEWithoutNetwork(t *testing.T) {
+	s := startRun(t, Run)
+	s.send(t, "uci")
+	joined := strings.Join(s.expect(t, "uciok"), "\n")
+	if !strings.Contains(joined, "option name Use NNUE type check default false") {
+		t.Errorf("uci answer lacks Use NNUE default false: %q", joined)
+	}
+	s.send(t, "setoption name Use NNUE value true", "isready")
+	if got := strings.Join(s.expect(t, "readyok"), "\n"); !strings.Contains(got, "no network loaded") {
+		t.Errorf("Use NNUE without a network: no note in %q", got)
+	}
+	s.send(t, "quit")
+	if err := <-s.done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

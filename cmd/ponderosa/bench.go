@@ -16,11 +16,12 @@ import (
 // signature) and the speed: "Nodes searched: N", "Nodes/second: N" and,
 // last, "N nodes N nps", the line OpenBench parses.
 func cmdBench(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("bench", "[--depth D] [--threads T] [--hash MB] [--evalfile NET]", env)
+	fs := newFlagSet("bench", "[--depth D] [--threads T] [--hash MB] [--evalfile NET | --hce]", env)
 	depth := fs.Int("depth", engine.DefaultBenchDepth, "search depth per position")
 	threads := fs.Int("threads", 1, "search threads (node count is deterministic only with 1)")
 	hash := fs.Int("hash", 16, "hash table size in MiB")
-	evalFile := fs.String("evalfile", "", "evaluate with this NNUE file instead of the hand-crafted evaluation")
+	evalFile := fs.String("evalfile", "", "evaluate with this NNUE file instead of the built-in network")
+	hce := fs.Bool("hce", false, "evaluate with the hand-crafted evaluation instead of the built-in network")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -40,7 +41,14 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa bench: --hash %d: %v\n", *hash, err)
 		return errUsage
 	}
-	opts := engine.Options{HashMB: *hash, Threads: *threads}
+	if *hce && *evalFile != "" {
+		fmt.Fprintln(env.Stderr, "ponderosa bench: --hce and --evalfile exclude each other")
+		return errUsage
+	}
+	opts := engine.Options{HashMB: *hash, Threads: *threads, Net: engine.DefaultOptions().Net}
+	if *hce {
+		opts.Net = nil
+	}
 	if *evalFile != "" {
 		net, err := nnue.Load(*evalFile)
 		if err != nil {

@@ -29,7 +29,7 @@ func defaultDataPath(env *Env) string {
 // the NNUE trainer. It runs until --games games are played or it is
 // interrupted; a later run appends to the same file.
 func cmdDatagen(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("datagen", "[--out FILE] [--workers N] [--nodes N] [--games N] [--random-plies N] [--seed S]", env)
+	fs := newFlagSet("datagen", "[--out FILE] [--workers N] [--nodes N] [--games N] [--random-plies N] [--seed S] [--evalfile NET | --hce]", env)
 	out := fs.String("out", defaultDataPath(env), "data file to append to (default $"+dataEnv+", else nnue-data/selfplay.bin)")
 	workers := fs.Int("workers", 1, "games played at the same time (one search thread each)")
 	nodes := fs.Uint64("nodes", 5000, "node limit per move")
@@ -37,7 +37,8 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
 	seed := fs.Uint64("seed", 1, "random seed (mixed with the file's record count, so a resumed run plays new games)")
 	every := fs.Duration("progress", 30*time.Second, "interval of the progress lines")
-	evalFile := fs.String("evalfile", "", "play with this NNUE instead of the hand-crafted evaluation (the next network's data from the last)")
+	evalFile := fs.String("evalfile", "", "play with this NNUE instead of the built-in network")
+	hce := fs.Bool("hce", false, "play with the hand-crafted evaluation instead of the built-in network")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,13 +67,28 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 		Path: *out, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
 		Games: *games, Seed: *seed, Progress: out2, Every: *every,
 	}
-	if *evalFile != "" {
+	// The next network learns from the current one's games: the built-in
+	// network plays unless --evalfile or --hce says otherwise.
+	switch {
+	case *hce && *evalFile != "":
+		fmt.Fprintln(env.Stderr, "ponderosa datagen: --hce and --evalfile exclude each other")
+		return errUsage
+	case *hce:
+		fmt.Fprintln(env.Stdout, "datagen: playing with the hand-crafted evaluation")
+	case *evalFile != "":
 		net, err := nnue.Load(*evalFile)
 		if err != nil {
 			return fmt.Errorf("datagen: %w", err)
 		}
 		cfg.Options.Net = net
 		fmt.Fprintf(env.Stdout, "datagen: playing with %s (%s)\n", *evalFile, net.ID())
+	default:
+		net, err := nnue.Default()
+		if err != nil {
+			return fmt.Errorf("datagen: the built-in network: %w", err)
+		}
+		cfg.Options.Net = net
+		fmt.Fprintf(env.Stdout, "datagen: playing with the built-in network (%s)\n", net.ID())
 	}
 	_, err := nnuedata.Generate(ctx, cfg)
 	if err != nil {

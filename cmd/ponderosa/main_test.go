@@ -7,6 +7,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // runCmd runs the command line args in-process and returns what it printed.
@@ -30,6 +32,13 @@ func TestVersion(t *testing.T) {
 	}
 	if !strings.HasPrefix(out, "ponderosa ") || !strings.Contains(out, "go1.") {
 		t.Errorf("version printed %q", out)
+	}
+	net, err := nnue.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "network: " + net.ID() + " ("; !strings.Contains(out, want) {
+		t.Errorf("version printed %q, without %q", out, want)
 	}
 }
 

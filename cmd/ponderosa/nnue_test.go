@@ -15,8 +15,19 @@ func TestDatagenTrainBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("datagen: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "datagen: done: games 2") {
+	builtIn, err := nnue.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "datagen: done: games 2") || !strings.Contains(out, "playing with the built-in network ("+builtIn.ID()+")") {
 		t.Fatalf("datagen printed %q", out)
+	}
+	out, _, err = runCmd(t, "", "datagen", "--out", data, "--games", "1", "--nodes", "64", "--hce")
+	if err != nil || !strings.Contains(out, "playing with the hand-crafted evaluation") || !strings.Contains(out, "datagen: done: games 1") {
+		t.Fatalf("datagen --hce: %v\n%s", err, out)
+	}
+	if _, _, err := runCmd(t, "", "datagen", "--out", data, "--hce", "--evalfile", data); err == nil {
+		t.Error("datagen --hce --evalfile succeeded")
 	}
 	netPath := filepath.Join(dir, "n.nnue")
 	out, _, err = runCmd(t, "", "train", "--data", data, "--out", netPath, "--hidden", "16", "--epochs", "2",
@@ -52,6 +63,22 @@ func TestDatagenTrainBench(t *testing.T) {
 	out, _, err = runCmd(t, "", "bench", "--depth", "3", "--evalfile", netPath)
 	if err != nil || !strings.Contains(out, " nodes ") {
 		t.Fatalf("bench --evalfile: %v\n%s", err, out)
+	}
+	// bench searches with the built-in network unless told otherwise: its
+	// node count differs from the hand-crafted evaluation's.
+	nodesLine := func(args ...string) string {
+		out, _, err := runCmd(t, "", append([]string{"bench", "--depth", "4"}, args...)...)
+		if err != nil {
+			t.Fatalf("bench %q: %v\n%s", args, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return strings.Fields(lines[len(lines)-1])[0]
+	}
+	if def, hce := nodesLine(), nodesLine("--hce"); def == hce {
+		t.Errorf("bench and bench --hce both searched %s nodes", def)
+	}
+	if _, _, err := runCmd(t, "", "bench", "--hce", "--evalfile", netPath); err == nil {
+		t.Error("bench --hce --evalfile succeeded")
 	}
 	if _, errOut, err := runCmd(t, "", "bench", "--evalfile", data); err == nil {
 		t.Errorf("bench with a data file as network succeeded: %s", errOut)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // version is set at link time: -ldflags "-X main.version=v1.2.3".
@@ -16,7 +18,11 @@ func cmdVersion(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "ponderosa %s\n", versionString())
-	fmt.Fprintln(env.Stdout, "network: none embedded (hand-crafted evaluation; the EvalFile option loads an NNUE)")
+	net, err := nnue.Default()
+	if err != nil {
+		return fmt.Errorf("version: the built-in network: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "network: %s (%d hidden units, built in; Use NNUE=false plays the hand-crafted evaluation, EvalFile loads another)\n", net.ID(), net.Hidden())
 	return nil
 }
 

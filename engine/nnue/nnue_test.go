@@ -354,3 +354,43 @@ func BenchmarkKernels(b *testing.B) {
 		})
 	}
 }
+
+// TestDefaultNetwork: the built-in network parses, is the file in the
+// repository (its ID is that file's hash), is shared, and evaluates like a
+// chess network: the start position near level, a queen up clearly ahead
+// for whichever side has it.
+func TestDefaultNetwork(t *testing.T) {
+	net, err := Default()
+	if err != nil {
+		t.Fatalf("the built-in network: %v", err)
+	}
+	again, _ := Default()
+	if again != net {
+		t.Error("Default parsed the built-in network twice")
+	}
+	fromFile, err := Load("default.nnue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.ID() != fromFile.ID() || net.Hidden() != fromFile.Hidden() {
+		t.Errorf("built in %s (N=%d), default.nnue is %s (N=%d)", net.ID(), net.Hidden(), fromFile.ID(), fromFile.Hidden())
+	}
+	eval := func(fen string) int {
+		pos, err := board.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net.EvaluatePosition(&pos)
+	}
+	if v := eval(board.StartFEN); v < -60 || v > 60 {
+		t.Errorf("start position %d cp", v)
+	}
+	for fen, sign := range map[string]int{
+		"rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1": 1,  // White a queen up, to move
+		"rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1": -1, // the same, Black to move
+	} {
+		if v := eval(fen) * sign; v < 400 {
+			t.Errorf("%s: %d cp for the side a queen up", fen, v)
+		}
+	}
+}
