@@ -22,7 +22,9 @@ import (
 //
 // PONDEROSA_VERSUS_MS sets the movetime (default 1000). The test fails when
 // our speed is below PONDEROSA_VERSUS_MIN times theirs (default 0.6, the
-// target against Glaurung 2.2 that the README's figures meet).
+// target against Glaurung 2.2 that the README's figures meet). Ours is the
+// default engine (the built-in network); PONDEROSA_VERSUS_HCE=1 measures
+// the hand-crafted evaluation instead.
 func TestSpeedVersus(t *testing.T) {
 	other := os.Getenv("PONDEROSA_VERSUS")
 	if other == "" {
@@ -83,7 +85,12 @@ func TestSpeedVersus(t *testing.T) {
 	send("isready")
 	waitFor("readyok")
 
-	e := New(Options{HashMB: 16, Threads: 1})
+	opts := DefaultOptions()
+	opts.HashMB, opts.Threads = 16, 1
+	if os.Getenv("PONDEROSA_VERSUS_HCE") == "1" {
+		opts.Net = nil
+	}
+	e := New(opts)
 	var ourNodes, theirNodes uint64
 	var ourTime, theirTime time.Duration
 	for _, fen := range benchFENs {
