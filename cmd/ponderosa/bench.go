@@ -8,7 +8,6 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // cmdBench searches the engine's fixed bench positions to a fixed depth and
@@ -20,8 +19,7 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 	depth := fs.Int("depth", engine.DefaultBenchDepth, "search depth per position")
 	threads := fs.Int("threads", 1, "search threads (node count is deterministic only with 1)")
 	hash := fs.Int("hash", 16, "hash table size in MiB")
-	evalFile := fs.String("evalfile", "", "evaluate with this NNUE file instead of the built-in network")
-	hce := fs.Bool("hce", false, "evaluate with the hand-crafted evaluation instead of the built-in network")
+	netf := addNetFlags(fs, "evaluate")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -41,22 +39,11 @@ func cmdBench(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa bench: --hash %d: %v\n", *hash, err)
 		return errUsage
 	}
-	if *hce && *evalFile != "" {
-		fmt.Fprintln(env.Stderr, "ponderosa bench: --hce and --evalfile exclude each other")
-		return errUsage
+	net, _, err := netf.network("bench", env)
+	if err != nil {
+		return err
 	}
-	opts := engine.Options{HashMB: *hash, Threads: *threads, Net: engine.DefaultOptions().Net}
-	if *hce {
-		opts.Net = nil
-	}
-	if *evalFile != "" {
-		net, err := nnue.Load(*evalFile)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		opts.Net = net
-	}
-	e := engine.New(opts)
+	e := engine.New(engine.Options{HashMB: *hash, Threads: *threads, Net: net})
 	w := bufio.NewWriter(env.Stdout)
 	n := len(engine.BenchPositions())
 	nodes, elapsed := e.BenchEach(ctx, *depth, func(i int, fen string, r engine.Result) {

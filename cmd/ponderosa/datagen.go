@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
 	"github.com/ponderosa-chess/ponderosa/internal/progress"
 )
@@ -37,8 +36,7 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
 	seed := fs.Uint64("seed", 1, "random seed (mixed with the file's record count, so a resumed run plays new games)")
 	every := fs.Duration("progress", 30*time.Second, "interval of the progress lines")
-	evalFile := fs.String("evalfile", "", "play with this NNUE instead of the built-in network")
-	hce := fs.Bool("hce", false, "play with the hand-crafted evaluation instead of the built-in network")
+	netf := addNetFlags(fs, "play")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,28 +67,13 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 	}
 	// The next network learns from the current one's games: the built-in
 	// network plays unless --evalfile or --hce says otherwise.
-	switch {
-	case *hce && *evalFile != "":
-		fmt.Fprintln(env.Stderr, "ponderosa datagen: --hce and --evalfile exclude each other")
-		return errUsage
-	case *hce:
-		fmt.Fprintln(env.Stdout, "datagen: playing with the hand-crafted evaluation")
-	case *evalFile != "":
-		net, err := nnue.Load(*evalFile)
-		if err != nil {
-			return fmt.Errorf("datagen: %w", err)
-		}
-		cfg.Options.Net = net
-		fmt.Fprintf(env.Stdout, "datagen: playing with %s (%s)\n", *evalFile, net.ID())
-	default:
-		net, err := nnue.Default()
-		if err != nil {
-			return fmt.Errorf("datagen: the built-in network: %w", err)
-		}
-		cfg.Options.Net = net
-		fmt.Fprintf(env.Stdout, "datagen: playing with the built-in network (%s)\n", net.ID())
+	net, desc, err := netf.network("datagen", env)
+	if err != nil {
+		return err
 	}
-	_, err := nnuedata.Generate(ctx, cfg)
+	cfg.Options.Net = net
+	fmt.Fprintf(env.Stdout, "datagen: playing with %s\n", desc)
+	_, err = nnuedata.Generate(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("datagen: %w", err)
 	}
