@@ -78,9 +78,20 @@ func FuzzParseTournaments(f *testing.F) {
 		l, err := ParseTournaments(v)
 		if err != nil {
 			if i := strings.Index(v, ":password="); i >= 0 {
-				pw, _, _ := strings.Cut(v[i+len(":password="):], ",")
+				start := i + len(":password=")
+				pw, _, _ := strings.Cut(v[start:], ",")
 				if len(pw) >= 6 && !strings.Contains(v[:i], pw) && strings.Contains(err.Error(), pw) {
-					t.Fatalf("error shows the password: %v", err)
+					// The password may equal words of the error's own text
+					// ("arena:"): a leak is an error that shows the
+					// password but not when the password is another one.
+					other := strings.Repeat("Q", len(pw))
+					if pw[0] == 'Q' {
+						other = strings.Repeat("R", len(pw))
+					}
+					_, err2 := ParseTournaments(v[:start] + other + v[start+len(pw):])
+					if err2 == nil || !strings.Contains(err2.Error(), pw) {
+						t.Fatalf("error shows the password: %v", err)
+					}
 				}
 			}
 			return
