@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -375,6 +376,34 @@ func TestDefaultNetwork(t *testing.T) {
 	if net.ID() != fromFile.ID() || net.Hidden() != fromFile.Hidden() {
 		t.Errorf("built in %s (N=%d), default.nnue is %s (N=%d)", net.ID(), net.Hidden(), fromFile.ID(), fromFile.Hidden())
 	}
+	checkSane(t, net)
+}
+
+// TestCandidateNetworks loads every network kept in candidates/ (trained,
+// not yet built in: candidates/README.md): each parses, is named by its
+// id, and evaluates sanely.
+func TestCandidateNetworks(t *testing.T) {
+	files, err := filepath.Glob("candidates/*.nnue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		net, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if want := net.ID() + ".nnue"; filepath.Base(f) != want {
+			t.Errorf("%s is network %s: name it %s", f, net.ID(), want)
+		}
+		checkSane(t, net)
+	}
+}
+
+// checkSane checks that net sees the start position as about level and a
+// queen as a queen for either side to move.
+func checkSane(t *testing.T, net *Network) {
+	t.Helper()
 	eval := func(fen string) int {
 		pos, err := board.ParseFEN(fen)
 		if err != nil {
@@ -383,14 +412,14 @@ func TestDefaultNetwork(t *testing.T) {
 		return net.EvaluatePosition(&pos)
 	}
 	if v := eval(board.StartFEN); v < -60 || v > 60 {
-		t.Errorf("start position %d cp", v)
+		t.Errorf("%s: start position %d cp", net.ID(), v)
 	}
 	for fen, sign := range map[string]int{
 		"rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1": 1,  // White a queen up, to move
 		"rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1": -1, // the same, Black to move
 	} {
 		if v := eval(fen) * sign; v < 400 {
-			t.Errorf("%s: %d cp for the side a queen up", fen, v)
+			t.Errorf("%s: %s: %d cp for the side a queen up", net.ID(), fen, v)
 		}
 	}
 }
