@@ -46,7 +46,7 @@ func relayEngine(t *testing.T) string {
 }
 
 // engineGame plays one game of the bot with the external engine in env
-// against the fake's sparring engine; the opponent resigns at resignPly if
+// against the fake's sparring engine; the opponent resigns on its turn from resignPly if
 // the game is still going. It checks that the game ended without a flag,
 // an abort or a rejected move, and returns the game and the figures.
 func engineGame(t *testing.T, env map[string]string, spec fakelichess.ChallengeSpec, resignPly int) (fakelichess.GameInfo, Snapshot, string) {
@@ -66,7 +66,7 @@ func engineGame(t *testing.T, env map[string]string, spec fakelichess.ChallengeS
 		t.Fatalf("game %s did not reach ply %d: %v\n%s", id, resignPly, err, h.logs.String())
 	}
 	if g, _ := h.srv.Game(id); g.Status == "started" {
-		h.srv.OpponentResign(id)
+		h.srv.OpponentResignOnTurn(id) // never while our move may be on its way: every rejection counts
 	}
 	g := h.waitOver(id, 30*time.Second)
 	if err := h.stop(); err != nil {
@@ -277,7 +277,7 @@ func TestBulletWithStockfish(t *testing.T) {
 			t.Fatalf("game %s: %v", id, err)
 		}
 		if g, _ := h.srv.Game(id); g.Status == "started" {
-			h.srv.OpponentResign(id)
+			h.srv.OpponentResignOnTurn(id)
 		}
 		games2 = append(games2, h.waitOver(id, 30*time.Second))
 	}

@@ -101,6 +101,9 @@ type game struct {
 	answer      *time.Timer
 	goneTimer   *time.Timer
 	gen         int // bumps on every state change; stale timers check it
+	// resignOnTurn makes the opponent resign when its next move is due
+	// (OpponentResignOnTurn).
+	resignOnTurn bool
 }
 
 func colorName(c board.Color) string {
@@ -393,6 +396,10 @@ func (s *Server) opponentMove(g *game, gen int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g.gen != gen || g.status != statusStarted || s.closed {
+		return
+	}
+	if g.resignOnTurn {
+		s.opponentResigns(g)
 		return
 	}
 	if offered && g.draw[g.botColor] {

@@ -120,6 +120,25 @@ func (s *Server) OpponentReturn(gameID string) error {
 	return nil
 }
 
+// OpponentResignOnTurn makes the opponent resign on its turn: now if it is
+// to move, else instead of its next move. Unlike OpponentResign, the game
+// never ends while a bot move may be on its way, so a test can hold every
+// rejected move against the bot.
+func (s *Server) OpponentResignOnTurn(gameID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.opGame(gameID)
+	if err != nil {
+		return err
+	}
+	if g.sideToMove() != g.botColor {
+		s.opponentResigns(g)
+		return nil
+	}
+	g.resignOnTurn = true
+	return nil
+}
+
 // OpponentResign makes the opponent resign (or abort, while abortable).
 func (s *Server) OpponentResign(gameID string) error {
 	s.mu.Lock()
@@ -128,10 +147,16 @@ func (s *Server) OpponentResign(gameID string) error {
 	if err != nil {
 		return err
 	}
+	s.opponentResigns(g)
+	return nil
+}
+
+// opponentResigns ends g by the opponent's resignation, or aborts it while
+// abortable (fewer than two moves). Call with s.mu held.
+func (s *Server) opponentResigns(g *game) {
 	if len(g.moves) < 2 {
 		s.finish(g, statusAborted, "")
-	} else {
-		s.finish(g, statusResign, colorName(g.botColor))
+		return
 	}
-	return nil
+	s.finish(g, statusResign, colorName(g.botColor))
 }

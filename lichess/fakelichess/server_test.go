@@ -519,3 +519,66 @@ func TestQuotasAndLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpponentResignOnTurn: asked on the bot's turn, the opponent lets the
+// bot's move land and resigns instead of answering it; asked on its own
+// turn, it resigns at once.
+func TestOpponentResignOnTurn(t *testing.T) {
+	srv := fakelichess.New(fakelichess.Options{Seed: 3, OpponentDelay: time.Millisecond})
+	defer srv.Close()
+	r := raw{t: t, srv: srv, token: srv.Token()}
+	wait := func(id string, cond func(fakelichess.GameInfo) bool) fakelichess.GameInfo {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if err := srv.WaitUntil(ctx, func() bool { g, _ := srv.Game(id); return cond(g) }); err != nil {
+			g, _ := srv.Game(id)
+			t.Fatalf("game %s: %v (%+v)", id, err, g)
+		}
+		g, _ := srv.Game(id)
+		return g
+	}
+	id := srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 200 {
+		t.Fatalf("accept: %d", st)
+	}
+	for _, m := range []string{"e2e4", "d2d4"} {
+		wait(id, func(g fakelichess.GameInfo) bool { return len(g.Moves)%2 == 0 })
+		if st, b := r.do("POST", "/api/bot/game/"+id+"/move/"+m, ""); st != 200 {
+			t.Fatalf("move %s: %d %s", m, st, b)
+		}
+	}
+	wait(id, func(g fakelichess.GameInfo) bool { return len(g.Moves) == 4 })
+	if err := srv.OpponentResignOnTurn(id); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := srv.Game(id); g.Status != "started" {
+		t.Fatalf("resigned on the bot's turn: %s", g.Status)
+	}
+	if st, b := r.do("POST", "/api/bot/game/"+id+"/move/g1f3", ""); st != 200 {
+		t.Fatalf("the bot's move after the request: %d %s", st, b)
+	}
+	g := wait(id, func(g fakelichess.GameInfo) bool { return g.Status != "started" })
+	if g.Status != "resign" || g.Winner != "white" || len(g.Moves) != 5 {
+		t.Fatalf("game ended %s, winner %q after %d plies; want the opponent's resignation after the bot's move", g.Status, g.Winner, len(g.Moves))
+	}
+
+	// On its own turn (an opponent that takes an hour) it resigns at once;
+	// after one move that is an abort, as in lila.
+	slow := fakelichess.New(fakelichess.Options{Seed: 3, OpponentDelay: time.Hour})
+	defer slow.Close()
+	r = raw{t: t, srv: slow, token: slow.Token()}
+	id = slow.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Minute, Color: "black"})
+	if st, _ := r.do("POST", "/api/challenge/"+id+"/accept", ""); st != 200 {
+		t.Fatalf("accept: %d", st)
+	}
+	if st, b := r.do("POST", "/api/bot/game/"+id+"/move/e2e4", ""); st != 200 {
+		t.Fatalf("move: %d %s", st, b)
+	}
+	if err := slow.OpponentResignOnTurn(id); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := slow.Game(id); g.Status != "aborted" {
+		t.Fatalf("on its turn after one move: %s, want aborted at once", g.Status)
+	}
+}
