@@ -26,6 +26,8 @@ var gameSeeds = []string{
 	`{"type":"opponentGone"}`,
 	`{"type":"gameState","moves":"","status":35}`,
 	`{"type":"gameFull","id":"x"}`,
+	`{"type":"gameFull","id":"x","state":{"status":""}}`,
+	`{"type":"gameState","moves":"","status":""}`,
 }
 
 func TestDecodeEvent(t *testing.T) {
@@ -59,7 +61,7 @@ func TestDecodeEvent(t *testing.T) {
 }
 
 func TestDecodeGameEvent(t *testing.T) {
-	want := []string{"gameFull", "gameState", "chatLine", "opponentGone", "opponentGone", "", "", ""}
+	want := []string{"gameFull", "gameState", "chatLine", "opponentGone", "opponentGone", "", "", "", "", ""}
 	for i, s := range gameSeeds {
 		ev, err := DecodeGameEvent([]byte(s))
 		got := ""

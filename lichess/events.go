@@ -160,8 +160,8 @@ func DecodeGameEvent(line []byte) (GameEvent, error) {
 		if w.ID == "" {
 			return nil, errors.New("lichess: malformed gameFull: no id")
 		}
-		if w.State == nil || w.State.Status == nil {
-			return nil, errors.New("lichess: malformed gameFull: no state")
+		if w.State == nil || w.State.Status == nil || *w.State.Status == "" {
+			return nil, errors.New("lichess: malformed gameFull: no state status")
 		}
 		g := w.GameFull
 		g.State = w.State.GameState
@@ -178,7 +178,7 @@ func DecodeGameEvent(line []byte) (GameEvent, error) {
 		if err := json.Unmarshal(line, &w); err != nil {
 			return nil, fmt.Errorf("lichess: malformed gameState: %w", err)
 		}
-		if w.Status == nil {
+		if w.Status == nil || *w.Status == "" {
 			return nil, errors.New("lichess: malformed gameState: no status")
 		}
 		s := &GameStateEvent{GameState: w.GameState}
