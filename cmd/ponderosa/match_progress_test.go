@@ -36,6 +36,7 @@ func TestToolStatusLines(t *testing.T) {
 		want bool
 	}{
 		{fmt.Sprintf("train: epoch %d: %d of %d positions, loss %.6f, %.0f pos/s", 3, 40000, 90000, 0.0123, 5000.0), true},
+		{fmt.Sprintf("train: epoch %d: %d positions, loss %.6f, %.0f pos/s", 1, 40000, 0.0123, 5000.0), true},
 		{"train: epoch 3: train loss 0.004000, validation loss 0.005000, 90000 positions in 10s (9000 pos/s), lr 0.001", false},
 		{"train: epoch 0 validation loss 0.072300", false},
 		{"train: 90000 records (1800 for validation), N=256, 2 threads, batch 16384, λ=0.30", false},

@@ -84,7 +84,8 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 }
 
 // isTrainStatus tells the trainer's progress lines inside an epoch
-// ("train: epoch 3: 40000 of 90000 positions, ...") from its other lines.
+// ("train: epoch 3: 40000 of 90000 positions, ...", or without "of 90000"
+// in a first mirrored epoch) from its other lines.
 func isTrainStatus(line string) bool {
 	rest, ok := strings.CutPrefix(line, "train: epoch ")
 	return ok && strings.Contains(rest, " positions, loss ")

@@ -394,6 +394,13 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 		stats = append(stats, st)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(m.Epoch)))
+	// epochPositions is the number of training positions in an epoch, for
+	// the progress lines: the records, or with Mirror the records and their
+	// mirrored copies, which are known only after a first epoch.
+	epochPositions := 0
+	if !cfg.Mirror {
+		epochPositions = total - len(val)
+	}
 	for m.Epoch < cfg.Epochs {
 		epoch := m.Epoch + 1
 		lr := cfg.LR
@@ -414,7 +421,11 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 				m.adam(gs[0].g, len(b), lr, cfg.WeightDecay)
 				if now := time.Now(); now.Sub(last) >= cfg.Every {
 					last = now
-					logf("train: epoch %d: %d of %d positions, loss %.6f, %.0f pos/s\n", epoch, n, total-len(val), trainLoss/float64(n), float64(n)/now.Sub(start).Seconds())
+					of := ""
+					if epochPositions > 0 {
+						of = fmt.Sprintf(" of %d", epochPositions)
+					}
+					logf("train: epoch %d: %d%s positions, loss %.6f, %.0f pos/s\n", epoch, n, of, trainLoss/float64(n), float64(n)/now.Sub(start).Seconds())
 				}
 			}
 			return nil
@@ -423,6 +434,7 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 			return m, stats, err
 		}
 		m.Epoch = epoch
+		epochPositions = n
 		st := EpochStats{Epoch: epoch, Train: trainLoss / float64(max(n, 1)), Samples: n, Elapsed: time.Since(start)}
 		validate(m.Net, val, gs, &st)
 		if err := save(cfg, m); err != nil {

@@ -2,10 +2,13 @@ package nnuetrain
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
@@ -187,5 +190,42 @@ func TestWeightDecay(t *testing.T) {
 	}
 	if m.Net.FTB[3] != ftb || m.Net.OutB != outb {
 		t.Errorf("biases moved: %v→%v, %v→%v", ftb, m.Net.FTB[3], outb, m.Net.OutB)
+	}
+}
+
+// TestProgressCounts: with mirrored copies an epoch has more positions than
+// records, so a progress line names its epoch's total only once a first
+// epoch has counted it, and never counts past it.
+func TestProgressCounts(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "synthetic.bin")
+	syntheticData(t, data, 1500)
+	var out strings.Builder
+	cfg := Config{
+		Data: data, Hidden: 16, Epochs: 2, BatchSize: 64, LR: 0.01, Threads: 1, Mirror: true,
+		ValEvery: 10, ChunkSize: 500, Seed: 3, Progress: &out, Every: time.Nanosecond,
+	}
+	_, stats, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := 1500 - 150
+	if stats[1].Samples <= records {
+		t.Fatalf("%d positions in epoch 1 from %d records: no mirrored copies to count", stats[1].Samples, records)
+	}
+	lines := 0
+	for line := range strings.Lines(out.String()) {
+		var epoch, n, of int
+		if k, _ := fmt.Sscanf(line, "train: epoch %d: %d of %d positions,", &epoch, &n, &of); k == 3 {
+			lines++
+			if epoch == 1 || of != stats[1].Samples || n > of {
+				t.Errorf("epoch %d: %d of %d positions (epoch 1 had %d)", epoch, n, of, stats[1].Samples)
+			}
+		} else if k, _ := fmt.Sscanf(line, "train: epoch %d: %d positions,", &epoch, &n); k == 2 && epoch != 1 {
+			t.Errorf("epoch %d progress without its total: %q", epoch, line)
+		}
+	}
+	if lines == 0 {
+		t.Fatalf("no progress lines with a total:\n%s", out.String())
 	}
 }
