@@ -54,6 +54,7 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 	seed := fs.Int64("seed", 0, "random seed for --shuffle (0: from the clock; the seed used is printed)")
 	concurrency := fs.Int("concurrency", 1, "games played at the same time")
 	pgnPath := fs.String("pgn", "", "append finished games to this PGN file")
+	resume := fs.Bool("resume", false, "go on with the match recorded in --pgn: count its games (toward --games and the SPRT) and play on from its next opening; needs --name1, --name2 and the same --tc, --openings, --shuffle and --seed")
 	sprtSpec := fs.String("sprt", "", "run an SPRT: elo0=0,elo1=5[,alpha=0.05,beta=0.05] (normalized Elo)")
 	margin := fs.Duration("margin", 100*time.Millisecond, "time an engine may overstep its clock before it loses on time")
 	resign := fs.String("resign", "", "resign adjudication SCORE:MOVES, e.g. 1000:3 (both engines must agree)")
@@ -63,6 +64,7 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	givenSeed := *seed // --shuffle draws one from the clock when none is given
 	if len(specs) != 2 {
 		fmt.Fprintf(env.Stderr, "ponderosa match: give --engine exactly twice (got %d)\n", len(specs))
 		fs.Usage()
@@ -120,6 +122,19 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		}
 		cfg.Openings = ops
 	}
+	if *resume {
+		r, err := readResume(*pgnPath, names, *shuffle, givenSeed, tc, cfg.Openings)
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		cfg.Resume = r
+		if s := r.Stats; s.Games() > 0 {
+			fmt.Fprintf(env.Stdout, "Resuming %s: %d games (%d pairs) counted, +%d -%d =%d, from round %d\n",
+				*pgnPath, s.Games(), s.Pairs(), s.Wins, s.Losses, s.Draws, 2*r.NextPair+1)
+		} else {
+			fmt.Fprintf(env.Stdout, "No games in %s yet: the match starts at round 1\n", *pgnPath)
+		}
+	}
 	if *pgnPath != "" {
 		f, err := os.OpenFile(*pgnPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -134,11 +149,15 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 	// A live status line on a terminal; a plain line every 30 s otherwise.
 	var (
 		mu      sync.Mutex
-		cur     match.Result
-		played  int
-		planned = (cfg.Games + 1) / 2 * 2
+		cur     = match.Result{Stats: cfg.Resume.Stats}
+		resumed = cfg.Resume.Stats.Games()
+		played  = resumed
+		planned = resumed + max(0, (cfg.Games+1)/2-cfg.Resume.NextPair)*2
 		begun   = time.Now()
 	)
+	if cfg.SPRT != nil {
+		cur.LLR = cfg.SPRT.LLR(cur.Stats)
+	}
 	cfg.Update = func(res match.Result, n, total int) {
 		mu.Lock()
 		cur, played, planned = res, n, total
@@ -153,7 +172,7 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 			lo, hi := cfg.SPRT.Bounds()
 			line += fmt.Sprintf("  LLR %.2f [%.2f, %.2f]", cur.LLR, lo, hi)
 		}
-		return line + "  ETA " + progress.ETA(time.Since(begun), played, planned)
+		return line + "  ETA " + progress.ETA(time.Since(begun), played-resumed, planned-resumed)
 	}
 	prog := progress.Start(env.Stdout, progress.IsTerminal(env.Stdout), 0, time.Second, 30*time.Second, status)
 	cfg.Progress = prog
@@ -182,4 +201,29 @@ func ints(s string, n int) ([]int, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// readResume reads the --pgn file of a match to be resumed (match.ReadResume).
+// A file not there yet resumes nothing, so one command line can start a
+// long test and go on with it after every pause.
+func readResume(path string, names [2]string, shuffled bool, seed int64, tc match.TimeControl, openings []match.Opening) (match.Resume, error) {
+	switch {
+	case path == "":
+		return match.Resume{}, errors.New("--resume needs the --pgn file the match wrote")
+	case names[0] == "" || names[1] == "":
+		return match.Resume{}, errors.New("--resume needs --name1 and --name2 (the names in the PGN)")
+	case names[0] == names[1]:
+		return match.Resume{}, errors.New("--resume needs two different names to tell the engines apart in the PGN")
+	case shuffled && seed == 0:
+		return match.Resume{}, errors.New("--resume with --shuffle needs the --seed the match began with")
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return match.Resume{}, nil
+	}
+	if err != nil {
+		return match.Resume{}, err
+	}
+	defer f.Close()
+	return match.ReadResume(f, path, names, tc, openings)
 }

@@ -117,35 +117,78 @@ func isUint(s string) bool {
 // NAGs, move numbers and results are skipped. A game with an illegal move
 // is an error that names the game and the move.
 func ReadPGN(r io.Reader, name string) ([]Opening, error) {
-	br := bufio.NewReader(r)
 	var ops []Opening
+	err := scanPGN(r, name, func(g pgnGame) error {
+		op, err := g.replay(name)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, op)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openings: %w", err)
+	}
+	return ops, nil
+}
+
+// pgnGame is one game as scanPGN sees it: its tags, its main-line SAN
+// moves, its result token ("" when the file ends without one) and the line
+// it starts on.
+type pgnGame struct {
+	tags   map[string]string
+	sans   []string
+	result string
+	line   int
+}
+
+// replay plays g's moves from its start position (the FEN tag, or the
+// standard one; Chess960 castling with a Variant "Chess960" tag) and
+// returns them as an Opening.
+func (g pgnGame) replay(name string) (Opening, error) {
+	start := board.StartPosition()
+	if fen := g.tags["FEN"]; fen != "" {
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			return Opening{}, fmt.Errorf("%s:%d: FEN tag: %w", name, g.line, err)
+		}
+		start = p
+	}
+	if g.tags["Variant"] == "Chess960" {
+		start.Chess960 = true
+	}
+	b := board.NewGame(start)
+	for _, s := range g.sans {
+		if err := b.PlaySAN(s); err != nil {
+			return Opening{}, fmt.Errorf("%s:%d: move %q: %w", name, g.line, s, err)
+		}
+	}
+	return Opening{Start: start, Moves: append([]board.Move(nil), b.Moves()...), Source: fmt.Sprintf("%s:%d", name, g.line)}, nil
+}
+
+// scanPGN splits a PGN file into games and hands each to yield, stopping
+// at yield's first error. Comments, variations, NAGs and move numbers are
+// skipped. Its own errors (reading r) name the file; yield's pass as they
+// are.
+func scanPGN(r io.Reader, name string, yield func(pgnGame) error) error {
+	br := bufio.NewReader(r)
 	var (
-		fen      string
-		sans     []string
-		inGame   bool
-		gameLine int
+		cur    pgnGame
+		inGame bool
 	)
-	finish := func() error {
+	finish := func(result string) error {
 		if !inGame {
 			return nil
 		}
-		start := board.StartPosition()
-		if fen != "" {
-			p, err := board.ParseFEN(fen)
-			if err != nil {
-				return fmt.Errorf("openings: %s:%d: FEN tag: %w", name, gameLine, err)
-			}
-			start = p
+		cur.result = result
+		g := cur
+		cur, inGame = pgnGame{}, false
+		return yield(g)
+	}
+	begin := func(ln int) {
+		if !inGame {
+			inGame, cur = true, pgnGame{tags: map[string]string{}, line: ln}
 		}
-		g := board.NewGame(start)
-		for _, s := range sans {
-			if err := g.PlaySAN(s); err != nil {
-				return fmt.Errorf("openings: %s:%d: move %q: %w", name, gameLine, s, err)
-			}
-		}
-		ops = append(ops, Opening{Start: start, Moves: append([]board.Move(nil), g.Moves()...), Source: fmt.Sprintf("%s:%d", name, gameLine)})
-		fen, sans, inGame = "", nil, false
-		return nil
 	}
 	depth := 0 // variation nesting
 	inMoves := false
@@ -153,7 +196,7 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 		line, err := br.ReadString('\n')
 		if line == "" && err != nil {
 			if err != io.EOF {
-				return nil, fmt.Errorf("openings: %s: %w", name, err)
+				return fmt.Errorf("%s: %w", name, err)
 			}
 			break
 		}
@@ -163,18 +206,14 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 		}
 		if strings.HasPrefix(t, "[") && depth == 0 {
 			if inMoves {
-				if err := finish(); err != nil {
-					return nil, err
+				if err := finish(""); err != nil {
+					return err
 				}
 				inMoves = false
 			}
-			if !inGame {
-				inGame, gameLine = true, ln
-			}
+			begin(ln)
 			key, val := parseTag(t)
-			if key == "FEN" {
-				fen = val
-			}
+			cur.tags[key] = val
 			continue
 		}
 		for i := 0; i < len(t); {
@@ -226,14 +265,12 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 				if depth > 0 {
 					continue
 				}
-				if !inGame {
-					inGame, gameLine = true, ln
-				}
+				begin(ln)
 				inMoves = true
 				switch {
 				case tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "*":
-					if err := finish(); err != nil {
-						return nil, err
+					if err := finish(tok); err != nil {
+						return err
 					}
 					inMoves = false
 				case tok[0] == '$':
@@ -244,7 +281,7 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 						tok = tok[k+1:] // "12.Nf3" or "12...Nf6"
 					}
 					if tok != "" {
-						sans = append(sans, tok)
+						cur.sans = append(cur.sans, tok)
 					}
 				}
 			}
@@ -253,10 +290,7 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 			break
 		}
 	}
-	if err := finish(); err != nil {
-		return nil, err
-	}
-	return ops, nil
+	return finish("")
 }
 
 // parseTag splits `[Key "Value"]`.

@@ -17,8 +17,9 @@ import (
 type Config struct {
 	Engines [2]EngineSpec
 	TC      TimeControl
-	// Games is the number of games; they are played in pairs (one opening,
-	// colours swapped), so an odd number is rounded up.
+	// Games is the number of games, resumed ones included; they are played
+	// in pairs (one opening, colours swapped), so an odd number is rounded
+	// up.
 	Games int
 	// Openings are used in order, each for one pair; none means the
 	// standard start position.
@@ -31,6 +32,10 @@ type Config struct {
 	// SPRT, if set, is evaluated after every pair and stops the match at a
 	// verdict.
 	SPRT *SPRT
+	// Resume, if set (ReadResume), is the earlier part of this match: its
+	// games count in the statistics and in Games, and play goes on from
+	// its next pair.
+	Resume Resume
 	// PGN, if set, receives every finished game.
 	PGN io.Writer
 	// Game, if set, is called with every finished game, one at a time, in
@@ -40,7 +45,8 @@ type Config struct {
 	// summary.
 	Progress io.Writer
 	// Update, if set, is called after every finished game with the
-	// result so far, the games played and the games planned (from the
+	// result so far, the games played and the games planned, resumed ones
+	// included in both (from the
 	// collecting goroutine: it must return quickly and not keep res's map).
 	Update func(res Result, played, planned int)
 	// Log, if set, sees every protocol line ("engine > line", "engine < line").
@@ -95,8 +101,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(openings) == 0 {
 		openings = []Opening{{Start: board.StartPosition(), Source: "startpos"}}
 	}
-	if pairs < cfg.Concurrency {
-		cfg.Concurrency = pairs
+	from := cfg.Resume.NextPair
+	res := Result{Terminations: map[Termination]int{}, Stats: cfg.Resume.Stats}
+	for t, n := range cfg.Resume.Terminations {
+		res.Terminations[t] = n
+	}
+	res.Names = [2]string{engineLabel(cfg.Engines[0], 1), engineLabel(cfg.Engines[1], 2)}
+	if cfg.SPRT != nil {
+		res.LLR = cfg.SPRT.LLR(res.Stats)
+		res.Verdict = cfg.SPRT.Verdict(res.LLR)
+		if res.Verdict != Continue {
+			return res, nil // decided before it was paused
+		}
+	}
+	if from >= pairs {
+		return res, nil
+	}
+	if pairs-from < cfg.Concurrency {
+		cfg.Concurrency = pairs - from
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -113,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	go func() {
 		defer close(jobs)
-		for i := range pairs {
+		for i := from; i < pairs; i++ {
 			select {
 			case jobs <- pairJob{index: i, opening: openings[i%len(openings)]}:
 			case <-ctx.Done():
@@ -126,11 +148,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		close(done)
 	}()
 
-	res := Result{Terminations: map[Termination]int{}}
-	res.Names = [2]string{engineLabel(cfg.Engines[0], 1), engineLabel(cfg.Engines[1], 2)}
 	firstScore := map[int]float64{}
 	var firstErr error
-	played := 0
+	played := cfg.Resume.Stats.Games()
+	planned := played + (pairs-from)*2
 	for d := range done {
 		if d.err != nil {
 			if firstErr == nil && !errors.Is(d.err, context.Canceled) {
@@ -171,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			res.Verdict = cfg.SPRT.Verdict(res.LLR)
 		}
 		if cfg.Update != nil {
-			cfg.Update(res, played, pairs*2)
+			cfg.Update(res, played, planned)
 		}
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "Finished game %d (%s vs %s): %s {%s}\n", rec.Round, rec.White, rec.Black, rec.Result, rec.Reason)
@@ -190,7 +211,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if firstErr != nil {
 		return res, firstErr
 	}
-	if err := ctx.Err(); err != nil && (cfg.SPRT == nil || res.Verdict == Continue) && played < pairs*2 {
+	if err := ctx.Err(); err != nil && (cfg.SPRT == nil || res.Verdict == Continue) && played < planned {
 		return res, err
 	}
 	return res, nil
