@@ -152,7 +152,7 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		cur     = match.Result{Stats: cfg.Resume.Stats}
 		resumed = cfg.Resume.Stats.Games()
 		played  = resumed
-		planned = resumed + max(0, (cfg.Games+1)/2-cfg.Resume.NextPair)*2
+		planned = cfg.Planned()
 		begun   = time.Now()
 	)
 	if cfg.SPRT != nil {

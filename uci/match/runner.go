@@ -45,12 +45,18 @@ type Config struct {
 	// summary.
 	Progress io.Writer
 	// Update, if set, is called after every finished game with the
-	// result so far, the games played and the games planned, resumed ones
-	// included in both (from the
-	// collecting goroutine: it must return quickly and not keep res's map).
+	// result so far, the games played and the games planned (Planned),
+	// resumed ones included in both (from the collecting goroutine: it
+	// must return quickly and not keep res's map).
 	Update func(res Result, played, planned int)
 	// Log, if set, sees every protocol line ("engine > line", "engine < line").
 	Log func(engine, dir, line string)
+}
+
+// Planned returns the number of games the match will have when it ends
+// without a verdict: the resumed games plus two for every pair left.
+func (c Config) Planned() int {
+	return c.Resume.Stats.Games() + max(0, (c.Games+1)/2-c.Resume.NextPair)*2
 }
 
 // Result is the outcome of a match.
@@ -150,8 +156,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	firstScore := map[int]float64{}
 	var firstErr error
-	played := cfg.Resume.Stats.Games()
-	planned := played + (pairs-from)*2
+	played, planned := cfg.Resume.Stats.Games(), cfg.Planned()
 	for d := range done {
 		if d.err != nil {
 			if firstErr == nil && !errors.Is(d.err, context.Canceled) {
