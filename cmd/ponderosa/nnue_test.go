@@ -45,6 +45,20 @@ func TestDatagenTrainBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// --init goes on from that network: N and the scale follow it, a flag
+	// that contradicts it is refused.
+	tuned := filepath.Join(dir, "tuned.nnue")
+	out, _, err = runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", netPath, "--epochs", "1",
+		"--batch", "32", "--val-every", "5", "--threads", "2", "--lr", "0.0001")
+	if err != nil || !strings.Contains(out, "N=16") || !strings.Contains(out, "train: wrote "+tuned) {
+		t.Fatalf("train --init: %v\n%s", err, out)
+	}
+	if _, _, err := runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", netPath, "--hidden", "32"); err == nil {
+		t.Error("train --init with another --hidden succeeded")
+	}
+	if _, _, err := runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", data); err == nil {
+		t.Error("train --init with a data file as network succeeded")
+	}
 	out, _, err = runCmd(t, "", "nnuecheck", "--data", data, "--evalfile", netPath, "--every", "1", "--depth", "1")
 	if err != nil {
 		t.Fatalf("nnuecheck: %v\n%s", err, out)

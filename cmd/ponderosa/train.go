@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -25,6 +26,7 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&c.Data, "data", defaultDataPath(env), "training data (default $"+dataEnv+", else nnue-data/selfplay.bin)")
 	fs.StringVar(&c.Out, "out", "", "quantised network file, written after every epoch")
 	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint file (float weights and Adam state), resumed from when it exists")
+	fs.StringVar(&c.Init, "init", "", "start from this network's weights instead of random ones (fine-tuning it on the data; --hidden and --scale follow it)")
 	fs.IntVar(&c.Hidden, "hidden", 64, fmt.Sprintf("hidden units N (%d..%d, a multiple of %d)", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep))
 	fs.IntVar(&c.Epochs, "epochs", 10, "passes over the training data")
 	fs.IntVar(&c.BatchSize, "batch", 1024, "positions per Adam step")
@@ -45,6 +47,21 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	if c.Out == "" {
 		fmt.Fprintln(env.Stderr, "ponderosa train: --out is required")
 		return errUsage
+	}
+	if c.Init != "" {
+		// The network fixes N and the scale; a flag that says otherwise is
+		// a mistake, not something to silently override.
+		n, err := nnue.Load(c.Init)
+		if err != nil {
+			return fmt.Errorf("train: --init: %w", err)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if (set["hidden"] && c.Hidden != n.Hidden()) || (set["scale"] && c.Scale != float64(n.Scale())) {
+			fmt.Fprintf(env.Stderr, "ponderosa train: %s has N=%d and scale %d; leave out --hidden and --scale or give those\n", c.Init, n.Hidden(), n.Scale())
+			return errUsage
+		}
+		c.Hidden, c.Scale = n.Hidden(), float64(n.Scale())
 	}
 	if c.Hidden < nnue.MinHidden || c.Hidden > nnue.MaxHidden || c.Hidden%nnue.HiddenStep != 0 {
 		fmt.Fprintf(env.Stderr, "ponderosa train: --hidden must be %d..%d and a multiple of %d, got %d\n", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep, c.Hidden)

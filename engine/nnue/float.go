@@ -93,6 +93,24 @@ func (f *FloatNet) Quantize() (*Network, error) {
 	return Parse(b)
 }
 
+// Float returns the network's weights as a FloatNet (each weight divided
+// by its quantisation scale): the float network that Quantize turns back
+// into n, for a trainer to go on from.
+func (n *Network) Float() *FloatNet {
+	f := NewFloatNet(n.hidden)
+	f.Scale = int(n.scale)
+	deq := func(dst []float32, src []int16, scale float32) {
+		for i, v := range src {
+			dst[i] = float32(v) / scale
+		}
+	}
+	deq(f.FTW, n.ftW, QA)
+	deq(f.FTB, n.ftB, QA)
+	deq(f.OutW, n.outW, QB)
+	f.OutB = float32(float64(n.outB) / (QA * QB))
+	return f
+}
+
 // NewRandomFloatNet returns a network with h hidden units and random
 // weights in ranges like a trained one's (accumulators spread over the
 // activation's range [0, 1]), for tests and benchmarks of the

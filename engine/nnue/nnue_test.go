@@ -423,3 +423,33 @@ func checkSane(t *testing.T, net *Network) {
 		}
 	}
 }
+
+// TestFloatRoundTrip: Float undoes the quantisation — quantising the
+// dequantised built-in network gives back its file byte for byte — and
+// the float network evaluates like the integer one.
+func TestFloatRoundTrip(t *testing.T) {
+	net, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := net.Float()
+	if f.Hidden != net.Hidden() || f.Scale != net.Scale() {
+		t.Fatalf("Float: N=%d scale %d, network N=%d scale %d", f.Hidden, f.Scale, net.Hidden(), net.Scale())
+	}
+	back, err := f.Quantize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := net.MarshalBinary()
+	b, _ := back.MarshalBinary()
+	if !bytes.Equal(a, b) {
+		t.Fatalf("quantising Float() changed the network: %s became %s", net.ID(), back.ID())
+	}
+	for _, fen := range []string{board.StartFEN, "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"} {
+		pos, _ := board.ParseFEN(fen)
+		i, fl := net.EvaluatePosition(&pos), f.EvaluatePosition(&pos)
+		if math.Abs(float64(i)-fl) > 2 {
+			t.Errorf("%s: integer %d cp, float %.1f cp", fen, i, fl)
+		}
+	}
+}

@@ -43,9 +43,13 @@ type Config struct {
 	Seed        uint64 // initial weights and shuffling
 	Mirror      bool   // also train on every position mirrored left to right (files a↔h)
 	Checkpoint  string // checkpoint file, written after every epoch (resumed from when it exists)
-	Out         string // quantised network, written after every epoch
-	Progress    io.Writer
-	Every       time.Duration // progress interval inside an epoch
+	// Init is a network file to start from instead of random weights (when
+	// there is no checkpoint to resume): its dequantised weights, with
+	// fresh Adam moments. Its N must be Hidden and its scale Scale.
+	Init     string
+	Out      string // quantised network, written after every epoch
+	Progress io.Writer
+	Every    time.Duration // progress interval inside an epoch
 }
 
 func (c *Config) defaults() {
@@ -163,6 +167,11 @@ func NewModel(h int, scale int, seed uint64) *Model {
 	for i := range f.OutW {
 		f.OutW[i] = float32(rng.NormFloat64() / math.Sqrt(float64(2*h)))
 	}
+	return modelOf(f)
+}
+
+// modelOf returns a model of the weights f with zero Adam moments.
+func modelOf(f *nnue.FloatNet) *Model {
 	m := &Model{Net: f}
 	for i, p := range m.params(make([]float32, 1)) {
 		m.M[i] = make([]float32, len(p))
@@ -466,7 +475,24 @@ func loadOrNew(cfg Config) (*Model, error) {
 			return nil, err
 		}
 	}
+	if cfg.Init != "" {
+		return modelFrom(cfg)
+	}
 	return NewModel(cfg.Hidden, int(cfg.Scale), cfg.Seed), nil
+}
+
+// modelFrom returns a model whose weights are those of the network file
+// cfg.Init, with zero Adam moments: training goes on from that network
+// (fine-tuning it on new data) rather than from random weights.
+func modelFrom(cfg Config) (*Model, error) {
+	n, err := nnue.Load(cfg.Init)
+	if err != nil {
+		return nil, fmt.Errorf("nnuetrain: --init: %w", err)
+	}
+	if n.Hidden() != cfg.Hidden || float64(n.Scale()) != cfg.Scale {
+		return nil, fmt.Errorf("nnuetrain: %s has N=%d and scale %d, the run wants N=%d and scale %g", cfg.Init, n.Hidden(), n.Scale(), cfg.Hidden, cfg.Scale)
+	}
+	return modelOf(n.Float()), nil
 }
 
 // save writes the checkpoint and the quantised network, each through a

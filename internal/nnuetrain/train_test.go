@@ -52,15 +52,21 @@ func syntheticData(t *testing.T, path string, n int) {
 	}
 }
 
-func TestLossFalls(t *testing.T) {
-	dir := t.TempDir()
+// smallRun writes 4000 synthetic records into dir and returns the
+// configuration of a small, fast training run on them (no files out).
+func smallRun(t *testing.T, dir string) Config {
 	data := filepath.Join(dir, "synthetic.bin")
 	syntheticData(t, data, 4000)
-	cfg := Config{
+	return Config{
 		Data: data, Hidden: 16, Epochs: 4, BatchSize: 256, LR: 0.01, Lambda: 0.3, Threads: 2,
 		ValEvery: 10, ChunkSize: 1000, Seed: 3,
-		Checkpoint: filepath.Join(dir, "ckpt"), Out: filepath.Join(dir, "net.nnue"),
 	}
+}
+
+func TestLossFalls(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallRun(t, dir)
+	cfg.Checkpoint, cfg.Out = filepath.Join(dir, "ckpt"), filepath.Join(dir, "net.nnue")
 	m, stats, err := Train(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -227,5 +233,57 @@ func TestProgressCounts(t *testing.T) {
 	}
 	if lines == 0 {
 		t.Fatalf("no progress lines with a total:\n%s", out.String())
+	}
+}
+
+// TestInitFromNetwork: a run started from an exported network (--init)
+// begins where that network's training ended — its epoch-0 validation
+// loss is the exported network's, up to the quantisation, far below a
+// random start's — and trains on from there; a network of another size
+// or scale, or a file that is not a network, is refused.
+func TestInitFromNetwork(t *testing.T) {
+	dir := t.TempDir()
+	base := smallRun(t, dir)
+	base.Out = filepath.Join(dir, "a.nnue")
+	_, statsA, err := Train(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, trained := statsA[0].Val, statsA[len(statsA)-1].Val
+
+	cfg := base
+	cfg.Init, cfg.Out, cfg.Epochs, cfg.LR, cfg.Seed = base.Out, filepath.Join(dir, "b.nnue"), 2, 0.002, 9
+	cfg.Checkpoint = filepath.Join(dir, "b.ckpt")
+	m, statsB, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := statsB[0].Val, statsB[len(statsB)-1].Val
+	t.Logf("first run %.5f -> %.5f; from its network %.5f -> %.5f", random, trained, start, end)
+	if math.Abs(start-trained) > 0.05*trained {
+		t.Errorf("started from the network: validation loss %.5f, the network's training ended at %.5f", start, trained)
+	}
+	if !(end < 1.1*start) || m.Epoch != 2 {
+		t.Errorf("training on from the network: loss %.5f -> %.5f over %d epochs", start, end, m.Epoch)
+	}
+	// A checkpoint, once written, wins over --init: the run resumes.
+	cfg.Epochs = 3
+	if m, stats, err := Train(context.Background(), cfg); err != nil || m.Epoch != 3 || len(stats) != 1 {
+		t.Errorf("resuming a run begun with --init: epoch %v, %d stats, %v", m.Epoch, len(stats), err)
+	}
+
+	bad := base
+	bad.Out = ""
+	for name, mod := range map[string]func(c *Config){
+		"other size":  func(c *Config) { c.Init, c.Hidden = base.Out, 32 },
+		"other scale": func(c *Config) { c.Init, c.Scale = base.Out, 250 },
+		"not a net":   func(c *Config) { c.Init = base.Data },
+		"missing":     func(c *Config) { c.Init = filepath.Join(dir, "none.nnue") },
+	} {
+		c := bad
+		mod(&c)
+		if _, _, err := Train(context.Background(), c); err == nil {
+			t.Errorf("%s: Train started", name)
+		}
 	}
 }
