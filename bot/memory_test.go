@@ -26,17 +26,14 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	h := setup(t, fakelichess.Options{BotGameQuota: 2, BotGameQuotaWindow: time.Hour},
 		map[string]string{"PONDEROSA_PONDER": "false", "PONDEROSA_QUEUE": "0"})
 	bob := fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Bob", Title: "BOT", Rating: 2000},
-		ClockLimit: time.Minute, Color: "white"}
+		ClockLimit: time.Minute, Color: "white", Opponent: developingWhite(1)}
 	accepts := func(id string) int { return h.srv.CountRequests("POST", "/api/challenge/"+id+"/accept") }
 
 	db := h.startOnStore(dir)
 	for range 2 {
 		id := h.srv.Challenge(bob)
 		h.waitAccepted(id)
-		h.waitFor("moves played", 60*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 8 })
-		if err := h.srv.OpponentResign(id); err != nil {
-			t.Fatal(err)
-		}
+		h.resignAfter(id, 8, 60*time.Second)
 		h.waitOver(id, 10*time.Second)
 	}
 	waitMemory(t, db, "games recorded", 10*time.Second, func() bool { return db.GamesAgainst("bob", time.Time{}) == 2 })
@@ -85,7 +82,7 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	}
 	g := db.RecentGames(1)[0]
 	if g.Opponent != "bob" || g.OpponentTitle != "BOT" || !g.OpponentBot || g.OpponentRating != 2000 || g.Result != store.Win ||
-		g.Termination != "resign" || g.Plies < 8 || g.Sources["engine"] == 0 || g.ThinkTotal <= 0 || g.PGN == "" {
+		(g.Termination != "resign" && g.Termination != "mate") || g.Plies < 8 || g.Sources["engine"] == 0 || g.ThinkTotal <= 0 || g.PGN == "" {
 		t.Errorf("game recorded: %+v", g)
 	}
 }
@@ -122,12 +119,9 @@ func TestMemoryDegraded(t *testing.T) {
 	h.store = mem
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol", Rating: 1500},
-		ClockLimit: time.Minute, Color: "white"})
+		ClockLimit: time.Minute, Color: "white", Opponent: developingWhite(2)})
 	h.waitAccepted(id)
-	h.waitFor("moves played", 60*time.Second, func() bool { g, ok := h.srv.Game(id); return ok && len(g.Moves) >= 4 })
-	if err := h.srv.OpponentResign(id); err != nil {
-		t.Fatal(err)
-	}
+	h.resignAfter(id, 4, 60*time.Second)
 	h.waitOver(id, 10*time.Second)
 	waitMemory(t, mem, "the game in memory", 10*time.Second, func() bool { return mem.GamesAgainst("carol", time.Time{}) == 1 })
 	// The game came through the event stream: it is connected, and the

@@ -79,12 +79,10 @@ func TestDayInTheLife(t *testing.T) {
 	}
 
 	// A human is accepted and played.
-	human := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol"}, ClockLimit: time.Minute, Color: "white"})
+	human := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol"}, ClockLimit: time.Minute,
+		Color: "white", Opponent: developingWhite(3)})
 	h.waitAccepted(human)
-	h.waitFor("the bot moved against the human", 20*time.Second, func() bool { g, _ := h.srv.Game(human); return len(g.Moves) >= 4 })
-	if err := h.srv.OpponentResign(human); err != nil {
-		t.Fatal(err)
-	}
+	h.resignAfter(human, 4, 20*time.Second)
 
 	// The running games went on, no move waited on a pause.
 	for _, id := range running {

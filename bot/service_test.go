@@ -165,6 +165,31 @@ func (h *harness) waitOver(id string, within time.Duration) fakelichess.GameInfo
 	return g
 }
 
+// developingWhite plays White's first moves of an ordinary opening (e4,
+// Nf3, Be2, O-O, d3, Nc3), then as the fake's default opponent does: a
+// test that waits for a few moves of the bot as Black and then resigns for
+// White needs a game that lasts that long, and a random White walks into a
+// fool's mate now and then (1 f3 e5 2 g4 Qh4#).
+func developingWhite(seed uint64) fakelichess.Opponent {
+	return fakelichess.Scripted([]string{"e2e4", "g1f3", "f1e2", "e1g1", "d2d3", "b1c3"}, fakelichess.CapturesFirst(seed))
+}
+
+// resignAfter waits until game id has at least plies moves, then resigns
+// it for the opponent; a game the bot has won on the board by then (a
+// mate) is left as it ended.
+func (h *harness) resignAfter(id string, plies int, within time.Duration) {
+	h.t.Helper()
+	h.waitFor(fmt.Sprintf("%d plies of %s", plies, id), within, func() bool {
+		g, ok := h.srv.Game(id)
+		return ok && (len(g.Moves) >= plies || g.Over())
+	})
+	if err := h.srv.OpponentResign(id); err != nil {
+		if g, _ := h.srv.Game(id); !g.Over() {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // play sends a challenge, checks that the bot accepts it, and waits for
 // the game to end.
 func (h *harness) play(spec fakelichess.ChallengeSpec, within time.Duration) fakelichess.GameInfo {
