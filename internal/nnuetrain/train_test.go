@@ -260,16 +260,18 @@ func TestInitFromNetwork(t *testing.T) {
 	}
 	start, end := statsB[0].Val, statsB[len(statsB)-1].Val
 	t.Logf("first run %.5f -> %.5f; from its network %.5f -> %.5f", random, trained, start, end)
-	if math.Abs(start-trained) > 0.05*trained {
-		t.Errorf("started from the network: validation loss %.5f, the network's training ended at %.5f", start, trained)
+	if math.Abs(start-trained) > 0.05*trained || !(start < 0.5*random) {
+		t.Errorf("started from the network: validation loss %.5f, the network's training ended at %.5f (random weights: %.5f)", start, trained, random)
 	}
 	if !(end < 1.1*start) || m.Epoch != 2 {
 		t.Errorf("training on from the network: loss %.5f -> %.5f over %d epochs", start, end, m.Epoch)
 	}
 	// A checkpoint, once written, wins over --init: the run resumes.
 	cfg.Epochs = 3
-	if m, stats, err := Train(context.Background(), cfg); err != nil || m.Epoch != 3 || len(stats) != 1 {
-		t.Errorf("resuming a run begun with --init: epoch %v, %d stats, %v", m.Epoch, len(stats), err)
+	if m, stats, err := Train(context.Background(), cfg); err != nil {
+		t.Errorf("resuming a run begun with --init: %v", err)
+	} else if m.Epoch != 3 || len(stats) != 1 {
+		t.Errorf("resuming a run begun with --init: epoch %d, %d stats, want epoch 3 and one", m.Epoch, len(stats))
 	}
 
 	bad := base
