@@ -68,10 +68,7 @@ func TestCorrespondenceVisits(t *testing.T) {
 	rt := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second, ClockIncrement: time.Second,
 		Color: "black", Opponent: fakelichess.RandomMover(2)})
 	h.waitAccepted(rt)
-	h.waitFor("real-time moves", 20*time.Second, func() bool { return len(game(rt).Moves) >= 4 })
-	if err := h.srv.OpponentResign(rt); err != nil {
-		t.Fatal(err)
-	}
+	h.resignAfter(rt, 4, 20*time.Second)
 	checkFair(t, h.waitOver(rt, 10*time.Second))
 
 	// The opponent replies: no event; the next check-in opens the game.

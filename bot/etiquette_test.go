@@ -91,11 +91,7 @@ func TestOfferDrawsOnTheFake(t *testing.T) {
 				Color: "white", Opponent: quietWhite()})
 			h.waitAccepted(id)
 			if tc.botMoves > 0 {
-				h.waitFor(fmt.Sprintf("%d bot moves", tc.botMoves), 60*time.Second, func() bool {
-					g, _ := h.srv.Game(id)
-					return len(g.Moves) >= 2*tc.botMoves || g.Over()
-				})
-				h.srv.OpponentResign(id)
+				h.resignAfter(id, 2*tc.botMoves, 60*time.Second)
 			}
 			g := h.waitOver(id, 30*time.Second)
 			if g.BotOffers < tc.minOf || g.BotOffers > tc.maxOf {

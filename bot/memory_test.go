@@ -26,7 +26,7 @@ func TestMemoryAcrossRestart(t *testing.T) {
 	h := setup(t, fakelichess.Options{BotGameQuota: 2, BotGameQuotaWindow: time.Hour},
 		map[string]string{"PONDEROSA_PONDER": "false", "PONDEROSA_QUEUE": "0"})
 	bob := fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Bob", Title: "BOT", Rating: 2000},
-		ClockLimit: time.Minute, Color: "white", Opponent: developingWhite(1)}
+		ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()}
 	accepts := func(id string) int { return h.srv.CountRequests("POST", "/api/challenge/"+id+"/accept") }
 
 	db := h.startOnStore(dir)
@@ -119,7 +119,7 @@ func TestMemoryDegraded(t *testing.T) {
 	h.store = mem
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol", Rating: 1500},
-		ClockLimit: time.Minute, Color: "white", Opponent: developingWhite(2)})
+		ClockLimit: time.Minute, Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(id)
 	h.resignAfter(id, 4, 60*time.Second)
 	h.waitOver(id, 10*time.Second)

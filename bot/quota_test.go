@@ -80,7 +80,7 @@ func TestDayInTheLife(t *testing.T) {
 
 	// A human is accepted and played.
 	human := h.srv.Challenge(fakelichess.ChallengeSpec{Challenger: fakelichess.Player{Name: "Carol"}, ClockLimit: time.Minute,
-		Color: "white", Opponent: developingWhite(3)})
+		Color: "white", Opponent: quietWhite()})
 	h.waitAccepted(human)
 	h.resignAfter(human, 4, 20*time.Second)
 

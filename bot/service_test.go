@@ -165,15 +165,6 @@ func (h *harness) waitOver(id string, within time.Duration) fakelichess.GameInfo
 	return g
 }
 
-// developingWhite plays White's first moves of an ordinary opening (e4,
-// Nf3, Be2, O-O, d3, Nc3), then as the fake's default opponent does: a
-// test that waits for a few moves of the bot as Black and then resigns for
-// White needs a game that lasts that long, and a random White walks into a
-// fool's mate now and then (1 f3 e5 2 g4 Qh4#).
-func developingWhite(seed uint64) fakelichess.Opponent {
-	return fakelichess.Scripted([]string{"e2e4", "g1f3", "f1e2", "e1g1", "d2d3", "b1c3"}, fakelichess.CapturesFirst(seed))
-}
-
 // resignAfter waits until game id has at least plies moves, then resigns
 // it for the opponent; a game the bot has won on the board by then (a
 // mate) is left as it ended.
