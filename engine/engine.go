@@ -185,8 +185,8 @@ func (e *Engine) EvalTrace(pos *board.Position) string {
 		if pos.SideToMove() == board.Black {
 			white = -v
 		}
-		s += fmt.Sprintf("NNUE evaluation (%s, %d hidden units), the one the search uses: %+.2f (White), %+.2f (side to move)\n",
-			net.ID(), net.Hidden(), float64(white)/100, float64(v)/100)
+		s += fmt.Sprintf("NNUE evaluation (%s, %s), the one the search uses: %+.2f (White), %+.2f (side to move)\n",
+			net.ID(), net.Shape(), float64(white)/100, float64(v)/100)
 	}
 	return s
 }

@@ -10,7 +10,7 @@ import (
 
 func testNet(t *testing.T) *nnue.Network {
 	t.Helper()
-	n, err := nnue.NewRandomFloatNet(32, 4).Quantize()
+	n, err := nnue.NewRandomFloatNet(32, 1, 4).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -268,7 +268,7 @@ func (w *worker) evaluate(ply int) Score {
 		return Score(w.ev.Evaluate(pos))
 	}
 	w.refreshAcc(ply)
-	v := w.net.Evaluate(&w.acc[ply], pos.SideToMove())
+	v := w.net.Evaluate(&w.acc[ply], pos)
 	if w.verifyNNUE {
 		if fresh := w.net.EvaluatePosition(pos); fresh != v {
 			panic(fmt.Sprintf("engine: incremental network evaluation %d, refreshed %d, at ply %d: %s", v, fresh, ply, pos.FEN()))

@@ -14,7 +14,7 @@ import (
 
 func TestEvalFileAndUseNNUE(t *testing.T) {
 	dir := t.TempDir()
-	net, err := nnue.NewRandomFloatNet(32, 1).Quantize()
+	net, err := nnue.NewRandomFloatNet(32, 1, 1).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}

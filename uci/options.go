@@ -175,7 +175,7 @@ func (s *settings) evalFileOption(initial *nnue.Network, apply func() error) *St
 			if err != nil {
 				return "", fmt.Errorf("option EvalFile: %w", err)
 			}
-			net, note = n, fmt.Sprintf("EvalFile: loaded %s (%s, %d hidden units)", v, n.ID(), n.Hidden())
+			net, note = n, fmt.Sprintf("EvalFile: loaded %s (%s, %s)", v, n.ID(), n.Shape())
 		}
 		was := s.net
 		s.net = net

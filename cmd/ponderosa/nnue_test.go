@@ -50,11 +50,30 @@ func TestDatagenTrainBench(t *testing.T) {
 	tuned := filepath.Join(dir, "tuned.nnue")
 	out, _, err = runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", netPath, "--epochs", "1",
 		"--batch", "32", "--val-every", "5", "--threads", "2", "--lr", "0.0001")
-	if err != nil || !strings.Contains(out, "N=16") || !strings.Contains(out, "train: wrote "+tuned) {
+	if err != nil || !strings.Contains(out, "16 hidden units)") || !strings.Contains(out, "train: wrote "+tuned) {
 		t.Fatalf("train --init: %v\n%s", err, out)
 	}
 	if _, _, err := runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", netPath, "--hidden", "32"); err == nil {
 		t.Error("train --init with another --hidden succeeded")
+	}
+	// --buckets: a one-bucket network starts a bucketed run; a bucketed
+	// network's count follows it when --buckets is left out and cannot be
+	// changed.
+	bucketed := filepath.Join(dir, "bucketed.nnue")
+	out, _, err = runCmd(t, "", "train", "--data", data, "--out", bucketed, "--init", netPath, "--buckets", "4", "--epochs", "1",
+		"--batch", "32", "--val-every", "5", "--threads", "2", "--lr", "0.0001")
+	if err != nil || !strings.Contains(out, "16 hidden units, 4 output buckets)") {
+		t.Fatalf("train --init --buckets 4: %v\n%s", err, out)
+	}
+	out, _, err = runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", bucketed, "--epochs", "1",
+		"--batch", "32", "--val-every", "5", "--threads", "2", "--lr", "0.0001")
+	if err != nil || !strings.Contains(out, "4 output buckets)") {
+		t.Fatalf("train --init from a bucketed network: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"--init", bucketed, "--buckets", "2"}, {"--buckets", "0"}, {"--buckets", "17"}} {
+		if _, _, err := runCmd(t, "", append([]string{"train", "--data", data, "--out", tuned}, args...)...); err == nil {
+			t.Errorf("train %q succeeded", args)
+		}
 	}
 	if _, _, err := runCmd(t, "", "train", "--data", data, "--out", tuned, "--init", data); err == nil {
 		t.Error("train --init with a data file as network succeeded")

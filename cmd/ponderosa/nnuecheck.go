@@ -47,7 +47,11 @@ func cmdNNUECheck(ctx context.Context, args []string, env *Env) error {
 		if err != nil {
 			return fmt.Errorf("nnuecheck: %w", err)
 		}
-		evs = append(evs, named{fmt.Sprintf("%s N=%d", n.ID(), n.Hidden()), engine.Options{HashMB: 1, Net: n}})
+		name := fmt.Sprintf("%s N=%d", n.ID(), n.Hidden())
+		if n.Buckets() > 1 {
+			name += fmt.Sprintf(" B=%d", n.Buckets())
+		}
+		evs = append(evs, named{name, engine.Options{HashMB: 1, Net: n}})
 	}
 	var list []nnuetrain.Evaluator
 	for _, ev := range evs {

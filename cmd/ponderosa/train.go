@@ -26,8 +26,9 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&c.Data, "data", defaultDataPath(env), "training data (default $"+dataEnv+", else nnue-data/selfplay.bin)")
 	fs.StringVar(&c.Out, "out", "", "quantised network file, written after every epoch")
 	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint file (float weights and Adam state), resumed from when it exists")
-	fs.StringVar(&c.Init, "init", "", "start from this network's weights instead of random ones (fine-tuning it on the data; --hidden and --scale follow it)")
+	fs.StringVar(&c.Init, "init", "", "start from this network's weights instead of random ones (fine-tuning it on the data; --hidden, --scale and --buckets follow it, but a one-bucket network may start a bucketed run)")
 	fs.IntVar(&c.Hidden, "hidden", 64, fmt.Sprintf("hidden units N (%d..%d, a multiple of %d)", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep))
+	fs.IntVar(&c.Buckets, "buckets", 1, fmt.Sprintf("output buckets, chosen by the number of pieces on the board (1..%d)", nnue.MaxBuckets))
 	fs.IntVar(&c.Epochs, "epochs", 10, "passes over the training data")
 	fs.IntVar(&c.BatchSize, "batch", 1024, "positions per Adam step")
 	fs.Float64Var(&c.LR, "lr", 0.001, "Adam learning rate")
@@ -62,6 +63,17 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 			return errUsage
 		}
 		c.Hidden, c.Scale = n.Hidden(), float64(n.Scale())
+		if set["buckets"] && c.Buckets != n.Buckets() && n.Buckets() != 1 {
+			fmt.Fprintf(env.Stderr, "ponderosa train: %s has %d output buckets; leave out --buckets or give that (only a one-bucket network can start a run with more)\n", c.Init, n.Buckets())
+			return errUsage
+		}
+		if !set["buckets"] {
+			c.Buckets = n.Buckets()
+		}
+	}
+	if c.Buckets < 1 || c.Buckets > nnue.MaxBuckets {
+		fmt.Fprintf(env.Stderr, "ponderosa train: --buckets must be 1..%d, got %d\n", nnue.MaxBuckets, c.Buckets)
+		return errUsage
 	}
 	if c.Hidden < nnue.MinHidden || c.Hidden > nnue.MaxHidden || c.Hidden%nnue.HiddenStep != 0 {
 		fmt.Fprintf(env.Stderr, "ponderosa train: --hidden must be %d..%d and a multiple of %d, got %d\n", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep, c.Hidden)
@@ -96,7 +108,7 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "train: wrote %s (%s, N=%d)\n", c.Out, n.ID(), n.Hidden())
+	fmt.Fprintf(env.Stdout, "train: wrote %s (%s, %s)\n", c.Out, n.ID(), n.Shape())
 	return nil
 }
 

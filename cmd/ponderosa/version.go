@@ -22,7 +22,7 @@ func cmdVersion(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("version: the built-in network: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "network: %s (%d hidden units, built in; Use NNUE=false plays the hand-crafted evaluation, EvalFile loads another)\n", net.ID(), net.Hidden())
+	fmt.Fprintf(env.Stdout, "network: %s (%s, built in; Use NNUE=false plays the hand-crafted evaluation, EvalFile loads another)\n", net.ID(), net.Shape())
 	return nil
 }
 

@@ -14,19 +14,22 @@ import (
 // The network file, little endian:
 //
 //	magic    8 bytes  "PNDRNNUE"
-//	version  uint32   FormatVersion
+//	version  uint32   1 or 2 (FormatVersion)
 //	hidden   uint32   N
 //	qa, qb   uint16   must be QA, QB
 //	scale    uint16   centipawns per logit unit
-//	reserved uint16   0
+//	buckets  uint16   version 1: 0 (reserved), one output layer; version 2: B, 1..MaxBuckets
 //	ftW      int16 × 768·N   (feature-major)
 //	ftB      int16 × N
-//	outW     int16 × 2N      (side to move's half first)
-//	outB     int32
+//	outW     int16 × B·2N    (bucket-major; in each, the side to move's half first)
+//	outB     int32 × B
 //	crc      uint32   CRC-32 (Castagnoli) of everything before it
+//
+// A network with one output layer is written as version 1, so the files
+// (and ids) of the networks from before output buckets stay as they were.
 const (
 	magic         = "PNDRNNUE"
-	FormatVersion = 1
+	FormatVersion = 2
 	headerSize    = 8 + 4 + 4 + 2 + 2 + 2 + 2
 )
 
@@ -35,8 +38,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // ErrFormat marks a file that is not a valid network of this format.
 var ErrFormat = errors.New("nnue: invalid network file")
 
-// fileSize returns the size of a file with hidden size h.
-func fileSize(h int) int { return headerSize + 2*(Inputs*h+h+2*h) + 4 + 4 }
+// fileSize returns the size of a file with hidden size h and b output buckets.
+func fileSize(h, b int) int { return headerSize + 2*(Inputs*h+h+2*h*b) + 4*b + 4 }
 
 // Parse reads a network file. It refuses, with an error wrapping
 // ErrFormat, a file that is truncated, has the wrong magic or version, an
@@ -50,8 +53,9 @@ func Parse(b []byte) (*Network, error) {
 		return nil, fmt.Errorf("%w: bad magic %q (want %q)", ErrFormat, b[:8], magic)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(b[8:]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, FormatVersion)
+	version := le.Uint32(b[8:])
+	if version != 1 && version != 2 {
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 and %d", ErrFormat, version, FormatVersion)
 	}
 	h64 := le.Uint32(b[12:])
 	if h64 < MinHidden || h64 > MaxHidden || h64%HiddenStep != 0 {
@@ -65,17 +69,26 @@ func Parse(b []byte) (*Network, error) {
 	if scale == 0 || scale > 2000 {
 		return nil, fmt.Errorf("%w: scale %d (want 1..2000)", ErrFormat, scale)
 	}
-	if r := le.Uint16(b[22:]); r != 0 {
-		return nil, fmt.Errorf("%w: reserved header field %d", ErrFormat, r)
+	buckets := 1
+	if r := int(le.Uint16(b[22:])); version == 1 && r != 0 {
+		return nil, fmt.Errorf("%w: reserved header field %d in a version 1 file", ErrFormat, r)
+	} else if version == 2 {
+		if r < 1 || r > MaxBuckets {
+			return nil, fmt.Errorf("%w: %d output buckets (want 1..%d)", ErrFormat, r, MaxBuckets)
+		}
+		buckets = r
 	}
-	if want := fileSize(h); len(b) != want {
-		return nil, fmt.Errorf("%w: %d bytes, a network with %d hidden units has %d (truncated or trailing data)", ErrFormat, len(b), h, want)
+	if want := fileSize(h, buckets); len(b) != want {
+		return nil, fmt.Errorf("%w: %d bytes, a network with %d hidden units and %d output buckets has %d (truncated or trailing data)", ErrFormat, len(b), h, buckets, want)
 	}
 	body := len(b) - 4
 	if sum, want := crc32.Checksum(b[:body], castagnoli), le.Uint32(b[body:]); sum != want {
 		return nil, fmt.Errorf("%w: checksum %08x, file says %08x (corrupted)", ErrFormat, sum, want)
 	}
-	n := &Network{hidden: h, scale: int32(scale)}
+	n := &Network{hidden: h, scale: int32(scale), buckets: buckets}
+	for pieces := range n.bucketOf {
+		n.bucketOf[pieces] = uint8(OutputBucket(pieces, buckets))
+	}
 	off := headerSize
 	read16 := func(count int) []int16 {
 		out := make([]int16, count)
@@ -87,8 +100,12 @@ func Parse(b []byte) (*Network, error) {
 	}
 	n.ftW = read16(Inputs * h)
 	n.ftB = read16(h)
-	n.outW = read16(2 * h)
-	n.outB = int32(le.Uint32(b[off:]))
+	n.outW = read16(2 * h * buckets)
+	n.outB = make([]int32, buckets)
+	for i := range n.outB {
+		n.outB[i] = int32(le.Uint32(b[off:]))
+		off += 4
+	}
 	// The integer arithmetic assumes bounded weights: an accumulator of
 	// at most 32 features plus the bias must fit int16, a squared
 	// activation times an output weight must fit comfortably.
@@ -130,11 +147,17 @@ func (n *Network) MarshalBinary() ([]byte, error) {
 	return encode(n.hidden, int(n.scale), n.ftW, n.ftB, n.outW, n.outB), nil
 }
 
-func encode(h, scale int, ftW, ftB, outW []int16, outB int32) []byte {
-	b := make([]byte, fileSize(h))
+// encode writes a network file; the number of output buckets is len(outB).
+func encode(h, scale int, ftW, ftB, outW []int16, outB []int32) []byte {
+	buckets := len(outB)
+	b := make([]byte, fileSize(h, buckets))
 	le := binary.LittleEndian
 	copy(b, magic)
-	le.PutUint32(b[8:], FormatVersion)
+	le.PutUint32(b[8:], 1)
+	if buckets > 1 {
+		le.PutUint32(b[8:], FormatVersion)
+		le.PutUint16(b[22:], uint16(buckets))
+	}
 	le.PutUint32(b[12:], uint32(h))
 	le.PutUint16(b[16:], QA)
 	le.PutUint16(b[18:], QB)
@@ -146,8 +169,10 @@ func encode(h, scale int, ftW, ftB, outW []int16, outB int32) []byte {
 			off += 2
 		}
 	}
-	le.PutUint32(b[off:], uint32(outB))
-	off += 4
+	for _, v := range outB {
+		le.PutUint32(b[off:], uint32(v))
+		off += 4
+	}
 	le.PutUint32(b[off:], crc32.Checksum(b[:off], castagnoli))
 	return b
 }

@@ -2,7 +2,9 @@
 // evaluation: a (768 → N)×2 → 1 network with side-to-move perspective and
 // a squared clipped ReLU, evaluated in integer arithmetic from two
 // accumulators (one per perspective) that the search updates incrementally
-// as it makes moves.
+// as it makes moves. The output layer may have several buckets, one of
+// which evaluates a position according to how many pieces are on the
+// board (OutputBucket).
 //
 // Input features: for each perspective, one of 768 = 2 colours (own,
 // other) × 6 piece types × 64 squares, the squares flipped vertically for
@@ -17,6 +19,8 @@
 package nnue
 
 import (
+	"fmt"
+
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
@@ -31,6 +35,8 @@ const (
 	MaxWeight = 1.98
 	// MinHidden and MaxHidden bound N; N must be a multiple of HiddenStep.
 	MinHidden, MaxHidden, HiddenStep = 16, 2048, 16
+	// MaxBuckets bounds the number of output buckets.
+	MaxBuckets = 16
 	// DefaultScale converts the network's logit to centipawns.
 	DefaultScale = 400
 )
@@ -48,6 +54,18 @@ func Feature(persp board.Color, pc board.Piece, sq board.Square) int {
 	return (rel*6+int(pc.Type())-1)*64 + int(sq&63)
 }
 
+// OutputBucket returns which of buckets output layers evaluates a
+// position with pieces pieces on the board (kings included): the range
+// 2..32 cut into buckets equal slices of ceil(32/buckets) counts, the
+// last one taking what is left; always 0 with one bucket.
+func OutputBucket(pieces, buckets int) int {
+	if buckets <= 1 {
+		return 0
+	}
+	per := (32 + buckets - 1) / buckets
+	return min(max(pieces-2, 0)/per, buckets-1)
+}
+
 // Network is a quantised network, ready to evaluate. It is immutable once
 // built and safe to share between search threads.
 type Network struct {
@@ -55,10 +73,14 @@ type Network struct {
 	scale  int32
 	ftW    []int16 // Inputs×hidden, feature-major
 	ftB    []int16 // hidden
-	outW   []int16 // 2×hidden: side to move's half first
-	outB   int32
-	id     string
-	simd   bool // use the AVX2 kernels
+	// buckets output layers: outW[b·2·hidden:] is bucket b's, the side
+	// to move's half first; outB[b] its bias.
+	buckets  int
+	bucketOf [33]uint8 // OutputBucket by the number of pieces
+	outW     []int16
+	outB     []int32
+	id       string
+	simd     bool // use the AVX2 kernels
 }
 
 // SIMD reports whether the network evaluates with the AVX2 kernels (set
@@ -79,6 +101,19 @@ func (n *Network) Hidden() int { return n.hidden }
 // ID returns the network's identifier: "nn-" and the first 12 hex digits
 // of the SHA-256 of its file.
 func (n *Network) ID() string { return n.id }
+
+// Buckets returns the number of output buckets (1: a single output layer).
+func (n *Network) Buckets() int { return n.buckets }
+
+// Shape describes the network's size for people: "256 hidden units", with
+// ", 8 output buckets" when it has more than one.
+func (n *Network) Shape() string {
+	s := fmt.Sprintf("%d hidden units", n.hidden)
+	if n.buckets > 1 {
+		s += fmt.Sprintf(", %d output buckets", n.buckets)
+	}
+	return s
+}
 
 // Scale returns the centipawns per unit of the network's logit.
 func (n *Network) Scale() int { return int(n.scale) }
@@ -183,16 +218,22 @@ func (n *Network) Update(dst, src *Accumulator, pos *board.Position, m board.Mov
 }
 
 // Evaluate returns the evaluation in centipawns from the side to move's
-// point of view, given the accumulator of the position.
-func (n *Network) Evaluate(a *Accumulator, stm board.Color) int {
+// point of view, given a, the accumulator of pos.
+func (n *Network) Evaluate(a *Accumulator, pos *board.Position) int {
 	h := n.hidden
+	stm := pos.SideToMove()
+	w, bias := n.outW[:2*h], n.outB[0]
+	if n.buckets > 1 {
+		b := int(n.bucketOf[min(pos.Occupied().Count(), 32)])
+		w, bias = n.outW[b*2*h:(b+1)*2*h], n.outB[b]
+	}
 	var sum int64
 	if n.simd {
-		sum = screluDotSIMD(a.v[stm][:h], n.outW[:h]) + screluDotSIMD(a.v[stm^1][:h], n.outW[h:2*h])
+		sum = screluDotSIMD(a.v[stm][:h], w[:h]) + screluDotSIMD(a.v[stm^1][:h], w[h:])
 	} else {
-		sum = screluDot(a.v[stm][:h], n.outW[:h]) + screluDot(a.v[stm^1][:h], n.outW[h:2*h])
+		sum = screluDot(a.v[stm][:h], w[:h]) + screluDot(a.v[stm^1][:h], w[h:])
 	}
-	out := sum/QA + int64(n.outB)
+	out := sum/QA + int64(bias)
 	return int(out * int64(n.scale) / (QA * QB))
 }
 
@@ -201,5 +242,5 @@ func (n *Network) Evaluate(a *Accumulator, stm board.Color) int {
 func (n *Network) EvaluatePosition(pos *board.Position) int {
 	a := n.NewAccumulator()
 	n.Refresh(&a, pos)
-	return n.Evaluate(&a, pos.SideToMove())
+	return n.Evaluate(&a, pos)
 }

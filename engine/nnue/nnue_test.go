@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -55,12 +56,96 @@ func kernels(t *testing.T, net *Network, f func(t *testing.T, net *Network)) {
 }
 
 func TestQuantisedMatchesFloat(t *testing.T) {
-	fn := NewRandomFloatNet(32, 1)
+	for _, buckets := range []int{1, 8} {
+		t.Run(fmt.Sprintf("buckets=%d", buckets), func(t *testing.T) {
+			fn := NewRandomFloatNet(32, buckets, 1)
+			net, err := fn.Quantize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			kernels(t, net, func(t *testing.T, net *Network) { quantisedMatchesFloat(t, fn, net) })
+		})
+	}
+}
+
+func TestOutputBucket(t *testing.T) {
+	for _, c := range []struct{ pieces, buckets, want int }{
+		{32, 1, 0}, {2, 1, 0},
+		{2, 8, 0}, {5, 8, 0}, {6, 8, 1}, {17, 8, 3}, {29, 8, 6}, {30, 8, 7}, {32, 8, 7},
+		{12, 3, 0}, {13, 3, 1}, {24, 3, 2}, {32, 3, 2},
+		{0, 8, 0}, {40, 8, 7}, // out of a legal position's range: clamped
+	} {
+		if got := OutputBucket(c.pieces, c.buckets); got != c.want {
+			t.Errorf("OutputBucket(%d, %d) = %d, want %d", c.pieces, c.buckets, got, c.want)
+		}
+	}
+}
+
+// TestBucketSelection: a network with 8 output buckets evaluates each
+// position exactly as the one-bucket network made of the same feature
+// transformer and the output layer of that position's bucket; the buckets
+// differ, so a wrong choice shows.
+func TestBucketSelection(t *testing.T) {
+	fn := NewRandomFloatNet(32, 8, 11)
 	net, err := fn.Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernels(t, net, func(t *testing.T, net *Network) { quantisedMatchesFloat(t, fn, net) })
+	single := make([]*Network, fn.Buckets)
+	for b := range single {
+		one := *fn
+		one.Buckets = 1
+		w, bias := fn.OutLayer(b)
+		one.OutW, one.OutB = w, []float32{*bias}
+		if single[b], err = one.Quantize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kernels(t, net, func(t *testing.T, net *Network) {
+		rng := rand.New(rand.NewPCG(12, 13))
+		seen := map[int]bool{}
+		differ, n := 0, 0
+		for i := range 40 {
+			randomWalk(t, rng, testFENs[i%len(testFENs)], 80, func(pos *board.Position, _ board.Move) {
+				b := OutputBucket(pos.Occupied().Count(), 8)
+				seen[b] = true
+				got, want := net.EvaluatePosition(pos), single[b].EvaluatePosition(pos)
+				if got != want {
+					t.Fatalf("%s: %d, bucket %d's layer alone %d", pos.FEN(), got, b, want)
+				}
+				if single[(b+1)%8].EvaluatePosition(pos) != got {
+					differ++
+				}
+				n++
+			})
+		}
+		if len(seen) < 3 || differ < n*9/10 {
+			t.Fatalf("buckets seen %v; another bucket's layer differed on %d of %d positions", seen, differ, n)
+		}
+	})
+}
+
+// TestFileVersions: a one-bucket network is written as version 1 (the
+// format of every network before output buckets), a bucketed one as
+// version 2 with its bucket count; both read back to the same file.
+func TestFileVersions(t *testing.T) {
+	for _, c := range []struct{ buckets, version int }{{1, 1}, {8, 2}} {
+		net, err := NewRandomFloatNet(16, c.buckets, 3).Quantize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := net.MarshalBinary()
+		if v := binary.LittleEndian.Uint32(b[8:]); int(v) != c.version {
+			t.Errorf("%d buckets: written as version %d, want %d", c.buckets, v, c.version)
+		}
+		back, err := Parse(b)
+		if err != nil {
+			t.Fatalf("%d buckets: %v", c.buckets, err)
+		}
+		if back.Buckets() != c.buckets || back.ID() != net.ID() {
+			t.Errorf("%d buckets: read back %d buckets, id %s (was %s)", c.buckets, back.Buckets(), back.ID(), net.ID())
+		}
+	}
 }
 
 func quantisedMatchesFloat(t *testing.T, fn *FloatNet, net *Network) {
@@ -95,7 +180,7 @@ func quantisedMatchesFloat(t *testing.T, fn *FloatNet, net *Network) {
 // dequantize returns the float network whose weights are exactly those
 // of n.
 func dequantize(n *Network) *FloatNet {
-	f := NewFloatNet(n.hidden)
+	f := NewFloatNet(n.hidden, n.buckets)
 	f.Scale = int(n.scale)
 	for i, v := range n.ftW {
 		f.FTW[i] = float32(v) / QA
@@ -106,7 +191,9 @@ func dequantize(n *Network) *FloatNet {
 	for i, v := range n.outW {
 		f.OutW[i] = float32(v) / QB
 	}
-	f.OutB = float32(n.outB) / (QA * QB)
+	for i, v := range n.outB {
+		f.OutB[i] = float32(v) / (QA * QB)
+	}
 	return f
 }
 
@@ -120,6 +207,7 @@ func quantBound(fn *FloatNet, pos *board.Position) float64 {
 	stm := pos.SideToMove()
 	feats := [2][]int{Features(nil, pos, stm), Features(nil, pos, stm^1)}
 	h := fn.Hidden
+	ow, _ := fn.OutLayer(OutputBucket(len(feats[0]), fn.Buckets))
 	var logit float64
 	for side, fs := range feats {
 		e := float64(len(fs)+1) * 0.5 / QA
@@ -128,7 +216,7 @@ func quantBound(fn *FloatNet, pos *board.Position) float64 {
 			for _, f := range fs {
 				a += float64(fn.FTW[f*h+j])
 			}
-			w := math.Abs(float64(fn.OutW[side*h+j]))
+			w := math.Abs(float64(ow[side*h+j]))
 			slope := min(2*(math.Abs(a)+e), 2)
 			act := min(max(a+e, 0), 1)
 			act *= act
@@ -173,7 +261,7 @@ func slicesEqual(a, b []int16) bool {
 }
 
 func TestIncrementalMatchesRefresh(t *testing.T) {
-	net, err := NewRandomFloatNet(32, 5).Quantize()
+	net, err := NewRandomFloatNet(32, 1, 5).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +315,7 @@ func TestKernelsAgree(t *testing.T) {
 }
 
 func FuzzIncremental(f *testing.F) {
-	net, err := NewRandomFloatNet(16, 9).Quantize()
+	net, err := NewRandomFloatNet(16, 1, 9).Quantize()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -244,7 +332,7 @@ func FuzzIncremental(f *testing.F) {
 func TestEvaluateSymmetric(t *testing.T) {
 	// The same position with colours swapped (board flipped, other side
 	// to move) evaluates the same: the perspective is the side to move.
-	net, err := NewRandomFloatNet(32, 8).Quantize()
+	net, err := NewRandomFloatNet(32, 1, 8).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +344,7 @@ func TestEvaluateSymmetric(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
-	net, err := NewRandomFloatNet(16, 3).Quantize()
+	net, err := NewRandomFloatNet(16, 1, 3).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,18 +366,22 @@ func TestParseRejects(t *testing.T) {
 		return b
 	}
 	cases := map[string][]byte{
-		"empty":      {},
-		"header":     good[:headerSize-1],
-		"truncated":  good[:len(good)-1],
-		"trailing":   append(bytes.Clone(good), 0),
-		"magic":      mod(func(b []byte) []byte { b[0] = 'X'; return b }),
-		"version":    mod(func(b []byte) []byte { b[8] = 2; return fixCRC(b) }),
-		"hidden":     mod(func(b []byte) []byte { b[12] = 17; return b }),
-		"hidden big": mod(func(b []byte) []byte { b[14] = 1; return b }),
-		"qa":         mod(func(b []byte) []byte { b[16]++; return b }),
-		"scale":      mod(func(b []byte) []byte { b[20], b[21] = 0, 0; return b }),
-		"corrupted":  mod(func(b []byte) []byte { b[headerSize+100] ^= 1; return b }),
-		"weight":     mod(func(b []byte) []byte { b[headerSize+1] = 0x7f; return fixCRC(b) }),
+		"empty":        {},
+		"header":       good[:headerSize-1],
+		"truncated":    good[:len(good)-1],
+		"trailing":     append(bytes.Clone(good), 0),
+		"magic":        mod(func(b []byte) []byte { b[0] = 'X'; return b }),
+		"version":      mod(func(b []byte) []byte { b[8] = 3; return fixCRC(b) }),
+		"reserved":     mod(func(b []byte) []byte { b[22] = 1; return fixCRC(b) }),
+		"v2 0 buckets": mod(func(b []byte) []byte { b[8] = 2; return fixCRC(b) }),
+		"v2 size":      mod(func(b []byte) []byte { b[8], b[22] = 2, 2; return fixCRC(b) }),
+		"v2 buckets":   mod(func(b []byte) []byte { b[8], b[22] = 2, MaxBuckets+1; return fixCRC(b) }),
+		"hidden":       mod(func(b []byte) []byte { b[12] = 17; return b }),
+		"hidden big":   mod(func(b []byte) []byte { b[14] = 1; return b }),
+		"qa":           mod(func(b []byte) []byte { b[16]++; return b }),
+		"scale":        mod(func(b []byte) []byte { b[20], b[21] = 0, 0; return b }),
+		"corrupted":    mod(func(b []byte) []byte { b[headerSize+100] ^= 1; return b }),
+		"weight":       mod(func(b []byte) []byte { b[headerSize+1] = 0x7f; return fixCRC(b) }),
 	}
 	for name, b := range cases {
 		if _, err := Parse(b); !errors.Is(err, ErrFormat) {
@@ -301,7 +393,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	net, err := NewRandomFloatNet(16, 3).Quantize()
+	net, err := NewRandomFloatNet(16, 1, 3).Quantize()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -309,6 +401,12 @@ func FuzzParse(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:headerSize])
 	f.Add(good[:len(good)-3])
+	bucketed, err := NewRandomFloatNet(16, 4, 3).Quantize()
+	if err != nil {
+		f.Fatal(err)
+	}
+	v2, _ := bucketed.MarshalBinary()
+	f.Add(v2)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n, err := Parse(b)
 		if err != nil {
@@ -326,7 +424,7 @@ func FuzzParse(f *testing.F) {
 // go test -bench . ./engine/nnue: the kernels per evaluation and per move
 // with N = 256, pure Go against AVX2.
 func BenchmarkKernels(b *testing.B) {
-	net, err := NewRandomFloatNet(256, 1).Quantize()
+	net, err := NewRandomFloatNet(256, 1, 1).Quantize()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -343,7 +441,7 @@ func BenchmarkKernels(b *testing.B) {
 		n.Refresh(&src, &pos)
 		b.Run("evaluate/"+name, func(b *testing.B) {
 			for b.Loop() {
-				n.Evaluate(&src, board.White)
+				n.Evaluate(&src, &pos)
 			}
 		})
 		b.Run("update/"+name, func(b *testing.B) {

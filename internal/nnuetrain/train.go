@@ -24,8 +24,11 @@ import (
 
 // Config configures a training run.
 type Config struct {
-	Data      string  // data file (nnuedata records)
-	Hidden    int     // N
+	Data   string // data file (nnuedata records)
+	Hidden int    // N
+	// Buckets is the number of output layers, chosen by the number of
+	// pieces on the board (nnue.OutputBucket); 1 when zero.
+	Buckets   int
 	Epochs    int     // passes over the training data
 	BatchSize int     // positions per Adam step
 	LR        float64 // Adam learning rate
@@ -55,6 +58,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Hidden == 0 {
 		c.Hidden = 128
+	}
+	if c.Buckets == 0 {
+		c.Buckets = 1
 	}
 	if c.Epochs == 0 {
 		c.Epochs = 10
@@ -147,16 +153,16 @@ type Model struct {
 	Config Config
 }
 
-// params returns the weights in the order of M, V and the gradients; the
-// output bias is a one-element scratch slice that adam copies back.
-func (m *Model) params(bias []float32) [4][]float32 {
-	return [4][]float32{m.Net.FTW, m.Net.FTB, m.Net.OutW, bias}
+// params returns the weights in the order of M, V and the gradients.
+func (m *Model) params() [4][]float32 {
+	return [4][]float32{m.Net.FTW, m.Net.FTB, m.Net.OutW, m.Net.OutB}
 }
 
-// NewModel returns a model with random initial weights.
-func NewModel(h int, scale int, seed uint64) *Model {
+// NewModel returns a model with random initial weights: h hidden units
+// and b output buckets.
+func NewModel(h, b int, scale int, seed uint64) *Model {
 	rng := rand.New(rand.NewPCG(seed, 0x6e6e7565))
-	f := nnue.NewFloatNet(h)
+	f := nnue.NewFloatNet(h, b)
 	f.Scale = scale
 	for i := range f.FTW {
 		f.FTW[i] = float32(rng.NormFloat64() * 0.1)
@@ -173,7 +179,7 @@ func NewModel(h int, scale int, seed uint64) *Model {
 // modelOf returns a model of the weights f with zero Adam moments.
 func modelOf(f *nnue.FloatNet) *Model {
 	m := &Model{Net: f}
-	for i, p := range m.params(make([]float32, 1)) {
+	for i, p := range m.params() {
 		m.M[i] = make([]float32, len(p))
 		m.V[i] = make([]float32, len(p))
 	}
@@ -192,9 +198,9 @@ type grads struct {
 	n           int
 }
 
-func newGrads(h int) *grads {
+func newGrads(h, b int) *grads {
 	return &grads{
-		g:   [4][]float32{make([]float32, nnue.Inputs*h), make([]float32, h), make([]float32, 2*h), make([]float32, 1)},
+		g:   [4][]float32{make([]float32, nnue.Inputs*h), make([]float32, h), make([]float32, 2*h*b), make([]float32, b)},
 		acc: [2][]float32{make([]float32, h), make([]float32, h)},
 	}
 }
@@ -207,10 +213,12 @@ func (g *grads) reset() {
 }
 
 // forward computes the accumulators of s into g.acc and returns the
-// logit.
-func forward(f *nnue.FloatNet, s *sample, g *grads) float32 {
+// logit and s's output bucket.
+func forward(f *nnue.FloatNet, s *sample, g *grads) (float32, int) {
 	h := f.Hidden
-	out := f.OutB
+	b := nnue.OutputBucket(int(s.n), f.Buckets)
+	ow, bias := f.OutLayer(b)
+	out := *bias
 	for side := 0; side < 2; side++ {
 		acc := g.acc[side][:h]
 		copy(acc, f.FTB)
@@ -220,17 +228,17 @@ func forward(f *nnue.FloatNet, s *sample, g *grads) float32 {
 				acc[j] += w[j]
 			}
 		}
-		ow := f.OutW[side*h : side*h+h]
+		ow := ow[side*h : side*h+h]
 		for j, a := range acc {
 			out += nnue.SCReLU(a) * ow[j]
 		}
 	}
-	return out
+	return out, b
 }
 
 // accumulate adds the gradient of s's loss to g (and the loss to g.loss).
 func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
-	y := forward(f, s, g)
+	y, b := forward(f, s, g)
 	p := float32(sigmoid(float64(y)))
 	d := p - s.target
 	g.loss += float64(d * d)
@@ -246,11 +254,13 @@ func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
 	}
 	gy := 2 * d * p * (1 - p)
 	h := f.Hidden
-	g.g[3][0] += gy
+	g.g[3][b] += gy
+	ow, _ := f.OutLayer(b)
+	gout := g.g[2][b*2*h : (b+1)*2*h]
 	for side := 0; side < 2; side++ {
 		acc := g.acc[side][:h]
-		ow := f.OutW[side*h : side*h+h]
-		gow := g.g[2][side*h : side*h+h]
+		ow := ow[side*h : side*h+h]
+		gow := gout[side*h : side*h+h]
 		gb := g.g[1][:h]
 		for j, a := range acc {
 			gow[j] += gy * nnue.SCReLU(a)
@@ -331,9 +341,7 @@ func (m *Model) adam(g [4][]float32, n int, lr, wd float64) {
 	c2 := 1 - math.Pow(b2, float64(m.Step))
 	alpha := float32(lr * math.Sqrt(c2) / c1)
 	inv := 1 / float32(n)
-	bias := []float32{m.Net.OutB}
-	defer func() { m.Net.OutB = bias[0] }()
-	for k, p := range m.params(bias) {
+	for k, p := range m.params() {
 		mm, vv, gg := m.M[k], m.V[k], g[k]
 		lim := float32(nnue.MaxWeight)
 		decay := float32(1)
@@ -380,7 +388,7 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 	}
 	gs := make([]*grads, cfg.Threads)
 	for i := range gs {
-		gs[i] = newGrads(cfg.Hidden)
+		gs[i] = newGrads(cfg.Hidden, cfg.Buckets)
 	}
 	val, total, err := loadValidation(cfg)
 	if err != nil {
@@ -394,7 +402,7 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 			fmt.Fprintf(cfg.Progress, format, a...)
 		}
 	}
-	logf("train: %d records (%d for validation), N=%d, %d threads, batch %d, λ=%.2f\n", total, len(val), cfg.Hidden, cfg.Threads, cfg.BatchSize, cfg.Lambda)
+	logf("train: %d records (%d for validation), N=%d, %d output buckets, %d threads, batch %d, λ=%.2f\n", total, len(val), cfg.Hidden, cfg.Buckets, cfg.Threads, cfg.BatchSize, cfg.Lambda)
 	var stats []EpochStats
 	if m.Epoch == 0 {
 		st := EpochStats{Epoch: 0}
@@ -466,7 +474,7 @@ func loadOrNew(cfg Config) (*Model, error) {
 			if err := gob.NewDecoder(f).Decode(&m); err != nil {
 				return nil, fmt.Errorf("nnuetrain: checkpoint %s: %w", cfg.Checkpoint, err)
 			}
-			if m.Net == nil || m.Net.Hidden != cfg.Hidden {
+			if m.Net == nil || m.Net.Hidden != cfg.Hidden || m.Net.Buckets != cfg.Buckets {
 				return nil, fmt.Errorf("nnuetrain: checkpoint %s is for another network size", cfg.Checkpoint)
 			}
 			return &m, nil
@@ -478,12 +486,14 @@ func loadOrNew(cfg Config) (*Model, error) {
 	if cfg.Init != "" {
 		return modelFrom(cfg)
 	}
-	return NewModel(cfg.Hidden, int(cfg.Scale), cfg.Seed), nil
+	return NewModel(cfg.Hidden, cfg.Buckets, int(cfg.Scale), cfg.Seed), nil
 }
 
 // modelFrom returns a model whose weights are those of the network file
 // cfg.Init, with zero Adam moments: training goes on from that network
-// (fine-tuning it on new data) rather than from random weights.
+// (fine-tuning it on new data) rather than from random weights. A network
+// with one output layer can start a bucketed run: every bucket begins as
+// a copy of its layer.
 func modelFrom(cfg Config) (*Model, error) {
 	n, err := nnue.Load(cfg.Init)
 	if err != nil {
@@ -492,7 +502,24 @@ func modelFrom(cfg Config) (*Model, error) {
 	if n.Hidden() != cfg.Hidden || float64(n.Scale()) != cfg.Scale {
 		return nil, fmt.Errorf("nnuetrain: %s has N=%d and scale %d, the run wants N=%d and scale %g", cfg.Init, n.Hidden(), n.Scale(), cfg.Hidden, cfg.Scale)
 	}
-	return modelOf(n.Float()), nil
+	f := n.Float()
+	switch {
+	case f.Buckets == cfg.Buckets:
+	case f.Buckets == 1:
+		g := nnue.NewFloatNet(f.Hidden, cfg.Buckets)
+		g.Scale = f.Scale
+		copy(g.FTW, f.FTW)
+		copy(g.FTB, f.FTB)
+		for b := range cfg.Buckets {
+			w, bias := g.OutLayer(b)
+			copy(w, f.OutW)
+			*bias = f.OutB[0]
+		}
+		f = g
+	default:
+		return nil, fmt.Errorf("nnuetrain: %s has %d output buckets, the run wants %d", cfg.Init, f.Buckets, cfg.Buckets)
+	}
+	return modelOf(f), nil
 }
 
 // save writes the checkpoint and the quantised network, each through a

@@ -64,8 +64,15 @@ func smallRun(t *testing.T, dir string) Config {
 }
 
 func TestLossFalls(t *testing.T) {
+	for _, buckets := range []int{1, 4} {
+		t.Run(fmt.Sprintf("buckets=%d", buckets), func(t *testing.T) { lossFalls(t, buckets) })
+	}
+}
+
+func lossFalls(t *testing.T, buckets int) {
 	dir := t.TempDir()
 	cfg := smallRun(t, dir)
+	cfg.Buckets = buckets
 	cfg.Checkpoint, cfg.Out = filepath.Join(dir, "ckpt"), filepath.Join(dir, "net.nnue")
 	m, stats, err := Train(context.Background(), cfg)
 	if err != nil {
@@ -87,6 +94,9 @@ func TestLossFalls(t *testing.T) {
 	net, err := nnue.Load(cfg.Out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if net.Buckets() != buckets {
+		t.Errorf("exported network has %d output buckets, want %d", net.Buckets(), buckets)
 	}
 	pos, _ := board.ParseFEN("4k3/8/8/8/8/8/PPPP4/QR2K3 w - - 0 1")
 	if e := net.EvaluatePosition(&pos); e <= 0 {
@@ -184,9 +194,9 @@ func TestMirrorSkipsCastlingPositions(t *testing.T) {
 func TestWeightDecay(t *testing.T) {
 	// With a zero gradient Adam moves nothing; the decay shrinks the
 	// weights by lr·wd and leaves the biases alone.
-	m := NewModel(16, 400, 1)
-	ftw, ftb, outw, outb := m.Net.FTW[5], m.Net.FTB[3], m.Net.OutW[7], m.Net.OutB
-	g := newGrads(16)
+	m := NewModel(16, 1, 400, 1)
+	ftw, ftb, outw, outb := m.Net.FTW[5], m.Net.FTB[3], m.Net.OutW[7], m.Net.OutB[0]
+	g := newGrads(16, 1)
 	m.adam(g.g, 1, 0.01, 2)
 	if got, want := m.Net.FTW[5], ftw*(1-0.02); math.Abs(float64(got-want)) > 1e-7 {
 		t.Errorf("feature weight %v, want %v", got, want)
@@ -194,8 +204,8 @@ func TestWeightDecay(t *testing.T) {
 	if got, want := m.Net.OutW[7], outw*(1-0.02); math.Abs(float64(got-want)) > 1e-7 {
 		t.Errorf("output weight %v, want %v", got, want)
 	}
-	if m.Net.FTB[3] != ftb || m.Net.OutB != outb {
-		t.Errorf("biases moved: %v→%v, %v→%v", ftb, m.Net.FTB[3], outb, m.Net.OutB)
+	if m.Net.FTB[3] != ftb || m.Net.OutB[0] != outb {
+		t.Errorf("biases moved: %v→%v, %v→%v", ftb, m.Net.FTB[3], outb, m.Net.OutB[0])
 	}
 }
 
@@ -274,13 +284,27 @@ func TestInitFromNetwork(t *testing.T) {
 		t.Errorf("resuming a run begun with --init: epoch %d, %d stats, want epoch 3 and one", m.Epoch, len(stats))
 	}
 
+	// A one-bucket network starts a bucketed run: every bucket a copy of
+	// its output layer, so the run begins at the same loss.
+	four := base
+	four.Init, four.Out, four.Epochs, four.Buckets = base.Out, filepath.Join(dir, "c.nnue"), 1, 4
+	_, statsC, err := Train(context.Background(), four)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(statsC[0].Val-start) > 1e-9*start {
+		t.Errorf("four buckets from a one-bucket network: validation loss %.8f, the network's %.8f", statsC[0].Val, start)
+	}
+
 	bad := base
 	bad.Out = ""
 	for name, mod := range map[string]func(c *Config){
-		"other size":  func(c *Config) { c.Init, c.Hidden = base.Out, 32 },
-		"other scale": func(c *Config) { c.Init, c.Scale = base.Out, 250 },
-		"not a net":   func(c *Config) { c.Init = base.Data },
-		"missing":     func(c *Config) { c.Init = filepath.Join(dir, "none.nnue") },
+		"fewer buckets": func(c *Config) { c.Init, c.Buckets = four.Out, 2 },
+		"one bucket":    func(c *Config) { c.Init = four.Out },
+		"other size":    func(c *Config) { c.Init, c.Hidden = base.Out, 32 },
+		"other scale":   func(c *Config) { c.Init, c.Scale = base.Out, 250 },
+		"not a net":     func(c *Config) { c.Init = base.Data },
+		"missing":       func(c *Config) { c.Init = filepath.Join(dir, "none.nnue") },
 	} {
 		c := bad
 		mod(&c)
@@ -288,4 +312,76 @@ func TestInitFromNetwork(t *testing.T) {
 			t.Errorf("%s: Train started", name)
 		}
 	}
+}
+
+// TestGradient checks accumulate's gradient against central differences of
+// the loss, for weights of every kind, with several output buckets (the
+// gradient must reach the layer of the sample's bucket and no other).
+func TestGradient(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "synthetic.bin")
+	syntheticData(t, data, 40)
+	cfg := Config{Data: data, Mirror: false, ValEvery: 1000, Lambda: 0.3, Scale: 200}
+	cfg.defaults()
+	var samples []sample
+	if err := streamChunks(cfg, rand.New(rand.NewPCG(1, 1)), func(c []sample) error {
+		samples = append(samples, c...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m := NewModel(16, 4, 200, 5)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range m.Net.OutB {
+		m.Net.OutB[i] = float32(rng.NormFloat64() * 0.3)
+	}
+	g := newGrads(16, 4)
+	loss := func(s *sample) float64 {
+		g.reset()
+		accumulate(m.Net, s, g, false)
+		return g.loss
+	}
+	checked := 0
+	for i := range samples[:8] {
+		s := &samples[i]
+		g.reset()
+		accumulate(m.Net, s, g, true)
+		grad := [4][]float32{}
+		for k := range grad {
+			grad[k] = append([]float32(nil), g.g[k]...)
+		}
+		b := nnue.OutputBucket(int(s.n), 4)
+		for k, p := range m.params() {
+			// Weights the sample touches: its features' rows, any bias,
+			// its bucket's output layer, and one weight of another bucket
+			// (gradient 0).
+			var idx []int
+			switch k {
+			case 0:
+				ft := int(s.feats[0][i%int(s.n)])
+				idx = []int{ft*16 + 3, ft*16 + 9}
+			case 1:
+				idx = []int{2, 11}
+			case 2:
+				idx = []int{b*32 + 5, b*32 + 16 + 7, ((b+1)%4)*32 + 5}
+			case 3:
+				idx = []int{b, (b + 1) % 4}
+			}
+			for _, j := range idx {
+				const eps = 1e-3
+				old := p[j]
+				p[j] = old + eps
+				up := loss(s)
+				p[j] = old - eps
+				down := loss(s)
+				p[j] = old
+				num := (up - down) / (2 * eps)
+				if d := math.Abs(num - float64(grad[k][j])); d > 1e-4+0.02*math.Abs(num) {
+					t.Errorf("sample %d (bucket %d), param %d[%d]: gradient %.6g, numerically %.6g", i, b, k, j, grad[k][j], num)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d partial derivatives checked", checked)
 }
