@@ -8,9 +8,11 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
-func testNet(t *testing.T) *nnue.Network {
+func testNet(t *testing.T) *nnue.Network { return testNetBuckets(t, 1) }
+
+func testNetBuckets(t *testing.T, buckets int) *nnue.Network {
 	t.Helper()
-	n, err := nnue.NewRandomFloatNet(32, 1, 4).Quantize()
+	n, err := nnue.NewRandomFloatNet(32, buckets, 4).Quantize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,8 +23,14 @@ func TestNNUESearchAccumulatorsMatchRefresh(t *testing.T) {
 	// Every evaluation the search makes from its lazily updated
 	// accumulators equals one from a fresh accumulator (the verifynnue
 	// knob panics otherwise), through null moves, castling, en passant
-	// and promotions.
-	net := testNet(t)
+	// and promotions; with one output layer and with eight buckets (the
+	// bucket follows the pieces captured along the line).
+	for _, buckets := range []int{1, 8} {
+		searchMatchesRefresh(t, testNetBuckets(t, buckets))
+	}
+}
+
+func searchMatchesRefresh(t *testing.T, net *nnue.Network) {
 	e := New(Options{HashMB: 2, Net: net})
 	e.verifyNNUE = true
 	for _, fen := range []string{
