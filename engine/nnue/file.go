@@ -18,7 +18,7 @@ import (
 //	hidden   uint32   N
 //	qa, qb   uint16   must be QA, QB
 //	scale    uint16   centipawns per logit unit
-//	buckets  uint16   version 1: 0 (reserved), one output layer; version 2: B, 1..MaxBuckets
+//	buckets  uint16   version 1: 0 (reserved), one output layer; version 2: B, 2..MaxBuckets
 //	ftW      int16 × 768·N   (feature-major)
 //	ftB      int16 × N
 //	outW     int16 × B·2N    (bucket-major; in each, the side to move's half first)
@@ -73,8 +73,10 @@ func Parse(b []byte) (*Network, error) {
 	if r := int(le.Uint16(b[22:])); version == 1 && r != 0 {
 		return nil, fmt.Errorf("%w: reserved header field %d in a version 1 file", ErrFormat, r)
 	} else if version == 2 {
-		if r < 1 || r > MaxBuckets {
-			return nil, fmt.Errorf("%w: %d output buckets (want 1..%d)", ErrFormat, r, MaxBuckets)
+		// One bucket is written as version 1 (encode): refusing it here
+		// keeps one file, and so one id, per network.
+		if r < 2 || r > MaxBuckets {
+			return nil, fmt.Errorf("%w: %d output buckets in a version 2 file (want 2..%d)", ErrFormat, r, MaxBuckets)
 		}
 		buckets = r
 	}

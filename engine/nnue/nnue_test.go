@@ -374,6 +374,7 @@ func TestParseRejects(t *testing.T) {
 		"version":      mod(func(b []byte) []byte { b[8] = 3; return fixCRC(b) }),
 		"reserved":     mod(func(b []byte) []byte { b[22] = 1; return fixCRC(b) }),
 		"v2 0 buckets": mod(func(b []byte) []byte { b[8] = 2; return fixCRC(b) }),
+		"v2 1 bucket":  mod(func(b []byte) []byte { b[8], b[22] = 2, 1; return fixCRC(b) }),
 		"v2 size":      mod(func(b []byte) []byte { b[8], b[22] = 2, 2; return fixCRC(b) }),
 		"v2 buckets":   mod(func(b []byte) []byte { b[8], b[22] = 2, MaxBuckets+1; return fixCRC(b) }),
 		"hidden":       mod(func(b []byte) []byte { b[12] = 17; return b }),
