@@ -33,6 +33,7 @@ func (w *worker) iterate(report func(Info)) {
 				rm.prevScore = rm.score
 			}
 			rm.score = -Infinity
+			rm.nodes = 0
 		}
 		prevBest := w.rootMoves[0].move
 		for w.pvIdx = 0; w.pvIdx < w.multiPV; w.pvIdx++ {
@@ -79,7 +80,8 @@ func (w *worker) iterate(report func(Info)) {
 			if depth >= 4 {
 				drop = (scoreHist[depth-1]+scoreHist[depth-2])/2 - best.score
 			}
-			soft := time.Duration(float64(b.soft) * stabilityScale(stable, drop))
+			scale := min(stabilityScale(stable, drop)*effortScale(w.bestMoveShare()), maxScale)
+			soft := time.Duration(float64(b.soft) * scale)
 			if soft > b.hard {
 				soft = b.hard
 			}
@@ -90,6 +92,19 @@ func (w *worker) iterate(report func(Info)) {
 		}
 	}
 	w.sharedNodes.Store(w.nodes)
+}
+
+// bestMoveShare returns the fraction of the last iteration's root nodes that
+// went to the best move (1 when nothing was counted).
+func (w *worker) bestMoveShare() float64 {
+	var total uint64
+	for i := range w.rootMoves {
+		total += w.rootMoves[i].nodes
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(w.rootMoves[0].nodes) / float64(total)
 }
 
 func abs(s Score) Score {
@@ -154,6 +169,7 @@ func (w *worker) rootSearch(alpha, beta Score, depth int, report func(Info)) Sco
 		if report != nil && time.Since(w.run.start) > 3*time.Second {
 			report(Info{Depth: depth, CurrMove: m, CurrMoveNumber: i + 1})
 		}
+		before := w.nodes
 		w.makeMove(0, m, pos.PieceAt(m.From()))
 		newDepth := depth - 1
 		if w.stack[1].pos.InCheck() {
@@ -169,6 +185,7 @@ func (w *worker) rootSearch(alpha, beta Score, depth int, report func(Info)) Sco
 			}
 		}
 		w.unmakeMove(0)
+		rm.nodes += w.nodes - before
 		if w.stopped {
 			return best
 		}

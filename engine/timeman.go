@@ -55,6 +55,12 @@ func computeBudget(l Limits, us board.Color, overhead time.Duration, ply int) ti
 		if mtg < 30 {
 			mtg = 30
 		}
+		if inc > 0 {
+			// The increment refills the clock as the game goes on, and
+			// most games are decided by move 40: plan on about 32 moves
+			// at first and never on fewer than 20.
+			mtg = max(32-ply/10, 20)
+		}
 	}
 	if mtg > 50 {
 		mtg = 50
@@ -108,7 +114,7 @@ func (b timeBudget) afterPonderHit(pondered time.Duration) timeBudget {
 // iterations, above 1 when it just changed or the score dropped by drop
 // centipawns since the previous iterations.
 func stabilityScale(stable int, drop Score) float64 {
-	f := [...]float64{1.6, 1.25, 1.0, 0.85, 0.75, 0.65, 0.6}
+	f := [...]float64{1.5, 1.25, 1.1, 1.0, 0.9, 0.85, 0.8}
 	if stable >= len(f) {
 		stable = len(f) - 1
 	}
@@ -123,4 +129,17 @@ func stabilityScale(stable int, drop Score) float64 {
 		s *= 1 + float64(drop)/100
 	}
 	return s
+}
+
+// maxScale bounds the product of the factors applied to the soft limit.
+const maxScale = 3.2
+
+// effortScale returns the factor applied to the soft limit for how the last
+// iteration spread its nodes over the root moves: share is the fraction the
+// best move took. A best move that took nearly all of them (the others were
+// refuted at once) shortens the think; one that shared them with
+// alternatives that needed searching lengthens it.
+func effortScale(share float64) float64 {
+	s := 0.6 + 1.6*(1-share)
+	return min(max(s, 0.6), 2.0)
 }

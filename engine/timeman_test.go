@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -129,5 +130,57 @@ func TestBudgetNegativeClockMovesAtOnce(t *testing.T) {
 		if !b.timed() || b.hard != minThink {
 			t.Errorf("%+v: budget %+v, want a timed budget of %v", l, b, minThink)
 		}
+	}
+}
+
+func TestEffortScale(t *testing.T) {
+	if got := effortScale(1); got != 0.6 {
+		t.Errorf("effortScale(1) = %v, want the floor 0.6", got)
+	}
+	if got := effortScale(0); got != 2.0 {
+		t.Errorf("effortScale(0) = %v, want the ceiling 2.0", got)
+	}
+	prev := effortScale(1)
+	for share := 0.95; share >= 0; share -= 0.05 {
+		s := effortScale(share)
+		if s < prev {
+			t.Errorf("effortScale(%.2f) = %v falls below %v: a less dominant best move must not get less time", share, s, prev)
+		}
+		prev = s
+	}
+	if effortScale(0.9) >= 1 || effortScale(0.4) <= 1 {
+		t.Errorf("a best move with 90%% of the nodes should shorten (%v), one with 40%% lengthen (%v)", effortScale(0.9), effortScale(0.4))
+	}
+	// The product of the factors is bounded, so the clock test above holds.
+	if stabilityScale(0, 100)*effortScale(0) <= maxScale {
+		t.Error("maxScale no longer bounds anything: remove it or raise the factors")
+	}
+}
+
+// The root counts the nodes below each move of the last iteration: they add
+// up to (nearly) all the worker's nodes, and in a position with one good
+// move the best move takes most of them.
+func TestRootMoveNodes(t *testing.T) {
+	e := New(Options{HashMB: 1, Threads: 1})
+	// White wins the queen with Rxd8+; every other move loses material.
+	g := mustGame(t, "3q2k1/5pp1/7p/8/8/8/5PPP/3R2K1 w - - 0 1")
+	res := e.Search(context.Background(), g, Limits{Depth: 9}, nil)
+	if uciOf(g, res.Best) != "d1d8" {
+		t.Fatalf("best move %s, want d1d8", uciOf(g, res.Best))
+	}
+	w := e.workers[0]
+	var total uint64
+	for _, rm := range w.rootMoves {
+		total += rm.nodes
+	}
+	if total == 0 || total > w.nodes {
+		t.Fatalf("root move nodes add up to %d of the worker's %d", total, w.nodes)
+	}
+	// Every other move drops the rook or leaves the queen: refuted at once.
+	if share := w.bestMoveShare(); share < 0.8 || share > 1 {
+		t.Errorf("best move share %.3f of %d nodes, want most of them", share, total)
+	}
+	if w.rootMoves[0].move != res.Best {
+		t.Fatalf("rootMoves[0] is %s, not the best move", uciOf(g, w.rootMoves[0].move))
 	}
 }

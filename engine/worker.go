@@ -37,6 +37,7 @@ type rootMove struct {
 	prevScore Score
 	bound     Bound
 	selDepth  int
+	nodes     uint64       // nodes spent below this move in the current iteration
 	pv        []board.Move // preallocated, reused
 }
 
