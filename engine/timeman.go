@@ -50,16 +50,14 @@ func computeBudget(l Limits, us board.Color, overhead time.Duration, ply int) ti
 	}
 	mtg := l.MovesToGo
 	if mtg <= 0 {
-		// Sudden death: assume a long game early, fewer moves later.
-		mtg = 50 - ply/10
-		if mtg < 30 {
-			mtg = 30
-		}
+		// No movestogo: assume a long game early, fewer moves later. An
+		// increment refills the clock as the game goes on, and most games
+		// are decided by move 40: then plan on about 32 moves at first and
+		// never on fewer than 20.
 		if inc > 0 {
-			// The increment refills the clock as the game goes on, and
-			// most games are decided by move 40: plan on about 32 moves
-			// at first and never on fewer than 20.
 			mtg = max(32-ply/10, 20)
+		} else {
+			mtg = max(50-ply/10, 30)
 		}
 	}
 	if mtg > 50 {
