@@ -24,8 +24,8 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	// the search score only, weight decay. Much more data wants a larger N.
 	var c nnuetrain.Config
 	fs.StringVar(&c.Data, "data", defaultDataPath(env), "training data (default $"+dataEnv+", else nnue-data/selfplay.bin)")
-	fs.StringVar(&c.Out, "out", "", "quantised network file, written after every epoch")
-	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint file (float weights and Adam state), resumed from when it exists")
+	fs.StringVar(&c.Out, "out", "", "quantised network file, written after every epoch (its output biases corrected for the rounding of the output weights, measured on the validation records)")
+	fs.StringVar(&c.Checkpoint, "checkpoint", "", "checkpoint file (float weights and Adam state), resumed from when it exists; one that has all --epochs is exported again")
 	fs.StringVar(&c.Init, "init", "", "start from this network's weights instead of random ones (fine-tuning it on the data; --hidden, --scale and --buckets follow it, but a one-bucket network may start a bucketed run)")
 	fs.IntVar(&c.Hidden, "hidden", 64, fmt.Sprintf("hidden units N (%d..%d, a multiple of %d)", nnue.MinHidden, nnue.MaxHidden, nnue.HiddenStep))
 	fs.IntVar(&c.Buckets, "buckets", 1, fmt.Sprintf("output buckets, chosen by the number of pieces on the board (1..%d)", nnue.MaxBuckets))

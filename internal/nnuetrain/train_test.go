@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -384,4 +385,111 @@ func TestGradient(t *testing.T) {
 		}
 	}
 	t.Logf("%d partial derivatives checked", checked)
+}
+
+// TestQuantizeCorrectsRoundingShift builds networks whose output weights
+// all lie just above a multiple of 1/QB, so that rounding moves every one
+// of them the same way (each bucket by its own amount): plain
+// quantisation then shifts the evaluation of every position, and the
+// export's bias correction, measured on some positions, must take the
+// shift away on others.
+func TestQuantizeCorrectsRoundingShift(t *testing.T) {
+	for _, buckets := range []int{1, 4} {
+		t.Run(fmt.Sprintf("buckets=%d", buckets), func(t *testing.T) {
+			f := nnue.NewRandomFloatNet(32, buckets, 11)
+			rng := rand.New(rand.NewPCG(5, 6))
+			for b := range buckets {
+				w, _ := f.OutLayer(b)
+				// Every weight of the bucket rounds down by 0.4/QB
+				// (even buckets) or up by 0.25/QB (odd ones).
+				off := 0.4
+				if b%2 == 1 {
+					off = -0.25
+				}
+				for i := range w {
+					w[i] = float32((float64(rng.IntN(21)-10) + off) / nnue.QB)
+				}
+			}
+			var calib, check []sample
+			var checkPos []board.Position
+			testpos.Walk(rand.New(rand.NewPCG(8, 9)), 160, func(ply int, pos *board.Position) bool {
+				var s sample
+				r := nnuedata.FromPosition(pos, 0, nnuedata.DrawGame)
+				makeSample(&r, 0, float64(f.Scale), &s)
+				if len(calib) <= len(check) {
+					calib = append(calib, s)
+				} else {
+					check, checkPos = append(check, s), append(checkPos, *pos)
+				}
+				return len(check) < 3000
+			})
+			// meanAbs is the mean |quantised − float| evaluation.
+			meanAbs := func(q *nnue.Network) float64 {
+				sum := 0.0
+				for i := range checkPos {
+					sum += math.Abs(float64(q.EvaluatePosition(&checkPos[i])) - f.EvaluatePosition(&checkPos[i]))
+				}
+				return sum / float64(len(checkPos))
+			}
+			plain, err := f.Quantize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs := []*grads{newGrads(32, buckets), newGrads(32, buckets)}
+			fixed, shifts, err := quantize(f, calib, gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, after := meanAbs(plain), meanAbs(fixed)
+			t.Logf("mean |quantised − float|: %.2f cp plainly rounded, %.2f cp corrected; shifts measured %.2f", before, after, shifts)
+			if before < 10 {
+				t.Fatalf("the test's weights should make rounding shift the evaluation: %.2f cp", before)
+			}
+			if after > 0.25*before {
+				t.Errorf("after the correction the quantised network is %.2f cp off the float one on average (%.2f before)", after, before)
+			}
+			for b, sh := range shifts {
+				if (b%2 == 0) != (sh < 0) {
+					t.Errorf("bucket %d's weights round %s, measured shift %.2f cp", b, map[bool]string{true: "down", false: "up"}[b%2 == 0], sh)
+				}
+			}
+			// The weights themselves are those of plain rounding: only
+			// the biases moved.
+			a, b := plain.Float(), fixed.Float()
+			if !slices.Equal(a.OutW, b.OutW) || !slices.Equal(a.FTW, b.FTW) {
+				t.Error("the correction changed weights, not only output biases")
+			}
+		})
+	}
+}
+
+// TestFinishedCheckpointIsExported: a run whose checkpoint already has all
+// its epochs trains nothing and writes its network again, bias-corrected
+// against this run's validation records, with the export's measures.
+func TestFinishedCheckpointIsExported(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallRun(t, dir)
+	cfg.Epochs = 2
+	cfg.Checkpoint, cfg.Out = filepath.Join(dir, "ckpt"), filepath.Join(dir, "net.nnue")
+	_, first, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := first[len(first)-1]
+	if last.QuantMAE <= 0 || len(last.RoundingShift) != 1 {
+		t.Fatalf("an epoch's export left no measures: %+v", last)
+	}
+	cfg.Out = filepath.Join(dir, "again.nnue")
+	m, stats, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Epoch != 2 || len(stats) != 1 || stats[0].QuantMAE != last.QuantMAE {
+		t.Fatalf("exporting a finished checkpoint: epoch %d, stats %+v; the last epoch's export had MAE %.3f", m.Epoch, stats, last.QuantMAE)
+	}
+	a, errA := nnue.Load(filepath.Join(dir, "net.nnue"))
+	b, errB := nnue.Load(cfg.Out)
+	if errA != nil || errB != nil || a.ID() != b.ID() {
+		t.Errorf("the network exported again differs from the last epoch's: %v %v", errA, errB)
+	}
 }
