@@ -388,8 +388,8 @@ func TestGradient(t *testing.T) {
 }
 
 // TestQuantizeCorrectsRoundingShift builds networks whose output weights
-// all lie just above a multiple of 1/QB, so that rounding moves every one
-// of them the same way (each bucket by its own amount): plain
+// all lie the same distance off a multiple of 1/QB within each bucket, so
+// that rounding moves every weight of a bucket the same way: plain
 // quantisation then shifts the evaluation of every position, and the
 // export's bias correction, measured on some positions, must take the
 // shift away on others.
