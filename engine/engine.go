@@ -437,6 +437,7 @@ func (s *started) run() Result {
 	for _, w := range workers {
 		w.prepare(r, &root, s.keys, rootMoves, s.multiPV)
 		w.verifyNNUE = e.verifyNNUE
+		w.corrHist = s.opts.CorrectionHistory
 	}
 	var wg sync.WaitGroup
 	var helperPanic atomic.Value

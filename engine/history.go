@@ -13,6 +13,31 @@ type history struct {
 	capture   [16][64][8]int16   // [piece][to][captured type]
 	counter   [16][64]board.Move // [piece][to] of the previous move → reply
 	cont      [16][64]contTable  // [piece][to] of the move 1 or 2 plies ago
+	pawnCorr  [2][corrSize]int16 // [side][pawn key] → static evaluation error, in corrGrain units
+}
+
+// Correction history: how far the static evaluation of positions with a
+// given pawn structure (and side to move) has been from what the search
+// found, as a moving average. The search adds it to the static evaluation.
+const (
+	corrSize  = 16384
+	corrGrain = 256            // entries hold centipawns × corrGrain
+	corrMax   = 64 * corrGrain // at most ±64 cp of correction
+	corrScale = 256            // weights of the moving average are out of corrScale
+)
+
+// correction is the correction history's adjustment for pos, in centipawns.
+func (h *history) correction(pos *board.Position) Score {
+	return Score(int(h.pawnCorr[pos.SideToMove()][pos.PawnKey()%corrSize]) / corrGrain)
+}
+
+// updateCorrection moves pos's entry toward diff, the search score minus the
+// raw static evaluation, the faster the deeper the search was.
+func (h *history) updateCorrection(pos *board.Position, diff Score, depth int) {
+	e := &h.pawnCorr[pos.SideToMove()][pos.PawnKey()%corrSize]
+	wt := min(depth+1, 16)
+	v := (int(*e)*(corrScale-wt) + int(diff)*corrGrain*wt) / corrScale
+	*e = int16(max(-corrMax, min(corrMax, v)))
 }
 
 func (h *history) clear() { *h = history{} }

@@ -77,9 +77,9 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	}
 
 	// Step 5. Static evaluation, and the TT score where its bound says it is a better estimate.
-	staticEval, evalScore := NoScore, NoScore
+	rawEval, staticEval, evalScore := NoScore, NoScore, NoScore
 	if !inCheck {
-		staticEval = w.staticEval(ply, tte, ttHitOK)
+		rawEval, staticEval = w.staticEval(ply, tte, ttHitOK)
 		evalScore = staticEval
 		if ttScore != NoScore && !ttScore.IsMate() &&
 			((tte.bound == BoundLower && ttScore > evalScore) || (tte.bound == BoundUpper && ttScore < evalScore) || tte.bound == BoundExact) {
@@ -257,9 +257,17 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		return 0
 	}
 
-	// Step 19. Store the result in the transposition table.
+	// Step 19. Store the result in the transposition table, and teach the
+	// correction history how far the static evaluation was off: when the
+	// best move is quiet (a capture's gain is not the evaluation's error)
+	// and the bound says on which side the true score lies.
 	if excluded == board.NoMove {
-		w.tt.store(key, bestMove, scoreToTT(best, ply), staticEval, depth, boundOf(best, origAlpha, beta, pvNode), pvNode)
+		bound := boundOf(best, origAlpha, beta, pvNode)
+		w.tt.store(key, bestMove, scoreToTT(best, ply), rawEval, depth, bound, pvNode)
+		if w.corrHist && !inCheck && (bestMove == board.NoMove || (!pos.IsCapture(bestMove) && !bestMove.IsPromotion())) &&
+			!best.IsMate() && !(bound == BoundLower && best <= staticEval) && !(bound == BoundUpper && best >= staticEval) {
+			w.hist.updateCorrection(pos, best-rawEval, depth)
+		}
 	}
 	return best
 }
@@ -335,12 +343,19 @@ func legalTTMove(pos *board.Position, h ttHit) board.Move {
 }
 
 // staticEval returns the evaluation of the node at ply, taken from the
-// hash entry h (found when ok) if it holds one.
-func (w *worker) staticEval(ply int, h ttHit, ok bool) Score {
-	if ok && h.eval > -mateBound && h.eval < mateBound { // NoScore lies above mateBound
-		return h.eval
+// hash entry h (found when ok) if it holds one: raw as the evaluator gives
+// it (what the hash table keeps), and corrected by the correction history
+// (what the search prunes with).
+func (w *worker) staticEval(ply int, h ttHit, ok bool) (raw, corrected Score) {
+	raw = h.eval
+	if !ok || h.eval <= -mateBound || h.eval >= mateBound { // NoScore lies above mateBound
+		raw = w.evaluate(ply)
 	}
-	return w.evaluate(ply)
+	if !w.corrHist {
+		return raw, raw
+	}
+	corrected = raw + w.hist.correction(&w.stack[ply].pos)
+	return raw, max(-mateBound+1, min(mateBound-1, corrected))
 }
 
 // newBest takes the score of move m into the node at ply: it raises best,
@@ -446,9 +461,9 @@ func (w *worker) qsearch(alpha, beta Score, ply int, checks bool) Score {
 
 	// Step 3. Stand pat: out of check, the side to move may decline every capture.
 	best := -Infinity
-	standPat := NoScore
+	rawEval, standPat := NoScore, NoScore
 	if !inCheck {
-		standPat = w.staticEval(ply, tte, ok)
+		rawEval, standPat = w.staticEval(ply, tte, ok)
 		if standPat >= beta {
 			return standPat
 		}
@@ -498,7 +513,7 @@ func (w *worker) qsearch(alpha, beta Score, ply int, checks bool) Score {
 	if inCheck && moveCount == 0 {
 		return matedIn(ply)
 	}
-	w.tt.store(key, bestMove, scoreToTT(best, ply), standPat, 0, boundOf(best, alpha, beta, false), false)
+	w.tt.store(key, bestMove, scoreToTT(best, ply), rawEval, 0, boundOf(best, alpha, beta, false), false)
 	return best
 }
 

@@ -107,6 +107,10 @@ type Options struct {
 	// LimitStrength: the strength limit was calibrated with the
 	// hand-crafted evaluation, so a limited engine plays with it.
 	Net *nnue.Network
+	// CorrectionHistory adds the pawn correction history (history.go) to
+	// the static evaluation the search prunes with. Off by default: an
+	// experiment under test (engine/README.md, Measured).
+	CorrectionHistory bool
 }
 
 // playingNet is the network the search evaluates with: Net, or none

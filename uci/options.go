@@ -159,7 +159,7 @@ func (o *StringOption) Set(value string) (string, error) {
 type settings struct {
 	hash, threads, multiPV, overheadMS, elo int
 	ponder, chess960, limitStrength         bool
-	useNNUE                                 bool
+	useNNUE, corrHist                       bool
 	evalFile                                string
 	net                                     *nnue.Network // loaded from evalFile (or given at start)
 }
@@ -205,6 +205,7 @@ func newOptions(s *settings, apply func() error, clearHash func(), initialNet *n
 		&IntOption{OptName: "UCI_Elo", Default: s.elo, Min: engine.MinElo, Max: engine.MaxElo, Value: &s.elo, OnChange: apply},
 		&BoolOption{OptName: "Use NNUE", Default: initialNet != nil, Value: &s.useNNUE, OnChange: apply},
 		s.evalFileOption(initialNet, apply),
+		&BoolOption{OptName: "Correction History", Default: s.corrHist, Value: &s.corrHist, OnChange: apply},
 	}
 }
 
@@ -213,7 +214,7 @@ func settingsOf(o engine.Options) settings {
 	return settings{
 		hash: o.HashMB, threads: o.Threads, multiPV: o.MultiPV,
 		overheadMS: int(o.MoveOverhead / time.Millisecond), limitStrength: o.LimitStrength, elo: o.Elo,
-		net: o.Net, useNNUE: o.Net != nil,
+		net: o.Net, useNNUE: o.Net != nil, corrHist: o.CorrectionHistory,
 	}
 }
 
@@ -226,6 +227,7 @@ func (s *settings) engineOptions(base engine.Options) engine.Options {
 	base.MoveOverhead = time.Duration(s.overheadMS) * time.Millisecond
 	base.LimitStrength = s.limitStrength
 	base.Elo = s.elo
+	base.CorrectionHistory = s.corrHist
 	base.Net = nil
 	if s.useNNUE {
 		base.Net = s.net
