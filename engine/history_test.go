@@ -9,13 +9,10 @@ import (
 
 func TestCorrectionHistoryAveragesAndClamps(t *testing.T) {
 	var h history
-	pos, err := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").Position()
 	// Same pawns, other side to move; and other pawns, same side.
-	other, _ := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3")
-	pawns, _ := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R w KQkq - 2 3")
+	other := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3").Position()
+	pawns := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R w KQkq - 2 3").Position()
 
 	if c := h.correction(&pos); c != 0 {
 		t.Fatalf("empty table corrects by %d", c)
