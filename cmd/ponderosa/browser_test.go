@@ -208,7 +208,10 @@ type shownBoard struct {
 	Marked      bool       `json:"marked"` // the page was not reloaded
 }
 
-const boardsJS = `[...document.querySelectorAll("article.game")].map(a => {
+// boardsJS reads the boards once the document is parsed (null before): a
+// page still loading can hold a board's opening tag, with its FEN, before
+// the pieces inside it have arrived.
+const boardsJS = `document.readyState === "loading" ? null : [...document.querySelectorAll("article.game")].map(a => {
 	const b = a.querySelector("svg.board");
 	return {id: a.dataset.gameId, fen: b.dataset.fen, orientation: b.dataset.orientation,
 		marked: window.__ponderosaMark === 1,
