@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
 )
 
 func TestDatagenTrainBench(t *testing.T) {
@@ -118,5 +123,69 @@ func TestDatagenTrainBench(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "", "train", "--data", data); err == nil {
 		t.Error("train without --out succeeded")
+	}
+}
+
+// TestPGNData: pgndata reads match PGNs, plain or gzipped, appends their
+// scored quiet positions to a data file that train reads, keeps only the
+// players named, and refuses a bad file or no file. testdata/scored3.pgn
+// is the first three games of engine/tm-sprt-seed42.pgn.gz (tm and base,
+// 10+0.1).
+func TestPGNData(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join("testdata", "scored3.pgn")
+	text, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := filepath.Join(dir, "scored3.pgn.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(text)
+	zw.Close()
+	if err := os.WriteFile(gz, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "d.bin")
+	out, _, err := runCmd(t, "", "pgndata", "--out", data, "--pgn", plain, "--pgn", gz)
+	if err != nil {
+		t.Fatalf("pgndata: %v\n%s", err, out)
+	}
+	// 252 positions: the scored, quiet positions before the games' moves.
+	if strings.Count(out, ": 3 games (0 unfinished skipped), 252 positions") != 2 || !strings.Contains(out, "504 records (504 new)") {
+		t.Fatalf("pgndata printed %q", out)
+	}
+	if st, err := os.Stat(data); err != nil || st.Size() != 504*nnuedata.RecordSize {
+		t.Fatalf("data file: %v, %v", st, err)
+	}
+	// Each player's share, and tm's deeper searches only.
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--player", "tm"}, 126},
+		{[]string{"--player", "base", "--player", "someone"}, 126},
+		{[]string{"--player", "tm", "--min-depth", "18"}, 45},
+		{[]string{"--player", "nobody"}, 0},
+	} {
+		out, _, err := runCmd(t, "", append([]string{"pgndata", "--out", filepath.Join(dir, "p.bin"), "--pgn", plain}, c.args...)...)
+		if want := fmt.Sprintf(": 3 games (0 unfinished skipped), %d positions", c.want); err != nil || !strings.Contains(out, want) {
+			t.Errorf("pgndata %q: %v, want %q in\n%s", c.args, err, want, out)
+		}
+		os.Remove(filepath.Join(dir, "p.bin"))
+	}
+	out, _, err = runCmd(t, "", "train", "--data", data, "--out", filepath.Join(dir, "n.nnue"), "--hidden", "16", "--epochs", "1",
+		"--batch", "32", "--val-every", "5", "--threads", "1")
+	if err != nil || !strings.Contains(out, "504 records") {
+		t.Fatalf("train on pgndata's data: %v\n%s", err, out)
+	}
+	bad := filepath.Join(dir, "bad.pgn")
+	if err := os.WriteFile(bad, []byte("[White \"x\"]\n\n1. e4 {+0.1/9} e4 1-0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--pgn", bad}, {"--pgn", filepath.Join(dir, "missing.pgn")}, {}, {"--pgn", plain, "--min-depth", "-1"}, {"--pgn", plain + ".gz"}} {
+		if out, _, err := runCmd(t, "", append([]string{"pgndata", "--out", filepath.Join(dir, "x.bin")}, args...)...); err == nil {
+			t.Errorf("pgndata %q succeeded:\n%s", args, out)
+		}
 	}
 }

@@ -2,7 +2,9 @@
 // line, then the movetext (SAN moves with move numbers, comments after
 // their moves, the result) in lines of at most 80 characters, broken only
 // between words. The bot's game records and uci/match's games both write
-// through it; each says what goes into its tags and comments.
+// through it; each says what goes into its tags and comments. It also
+// reads PGN (Scan): each game's tags, main-line moves and the comments
+// after them, for uci/match's books and --resume and for NNUE data.
 package pgn
 
 import (

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/pgn"
 )
 
 // Opening is a start position plus the book moves played from it before
@@ -118,8 +119,8 @@ func isUint(s string) bool {
 // is an error that names the game and the move.
 func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 	var ops []Opening
-	err := scanPGN(r, name, func(g pgnGame) error {
-		op, err := g.replay(name)
+	err := pgn.Scan(r, name, func(g pgn.Game) error {
+		op, err := replay(g, name)
 		if err != nil {
 			return err
 		}
@@ -132,174 +133,26 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 	return ops, nil
 }
 
-// pgnGame is one game as scanPGN sees it: its tags, its main-line SAN
-// moves, its result token ("" when the file ends without one) and the line
-// it starts on.
-type pgnGame struct {
-	tags   map[string]string
-	sans   []string
-	result string
-	line   int
-}
-
 // replay plays g's moves from its start position (the FEN tag, or the
 // standard one; Chess960 castling with a Variant "Chess960" tag) and
 // returns them as an Opening.
-func (g pgnGame) replay(name string) (Opening, error) {
+func replay(g pgn.Game, name string) (Opening, error) {
 	start := board.StartPosition()
-	if fen := g.tags["FEN"]; fen != "" {
+	if fen := g.Tags["FEN"]; fen != "" {
 		p, err := board.ParseFEN(fen)
 		if err != nil {
-			return Opening{}, fmt.Errorf("%s:%d: FEN tag: %w", name, g.line, err)
+			return Opening{}, fmt.Errorf("%s:%d: FEN tag: %w", name, g.Line, err)
 		}
 		start = p
 	}
-	if g.tags["Variant"] == "Chess960" {
+	if g.Tags["Variant"] == "Chess960" {
 		start.Chess960 = true
 	}
 	b := board.NewGame(start)
-	for _, s := range g.sans {
+	for _, s := range g.SANs {
 		if err := b.PlaySAN(s); err != nil {
-			return Opening{}, fmt.Errorf("%s:%d: move %q: %w", name, g.line, s, err)
+			return Opening{}, fmt.Errorf("%s:%d: move %q: %w", name, g.Line, s, err)
 		}
 	}
-	return Opening{Start: start, Moves: append([]board.Move(nil), b.Moves()...), Source: fmt.Sprintf("%s:%d", name, g.line)}, nil
-}
-
-// scanPGN splits a PGN file into games and hands each to yield, stopping
-// at yield's first error. Comments, variations, NAGs and move numbers are
-// skipped. Its own errors (reading r) name the file; yield's pass as they
-// are.
-func scanPGN(r io.Reader, name string, yield func(pgnGame) error) error {
-	br := bufio.NewReader(r)
-	var (
-		cur    pgnGame
-		inGame bool
-	)
-	finish := func(result string) error {
-		if !inGame {
-			return nil
-		}
-		cur.result = result
-		g := cur
-		cur, inGame = pgnGame{}, false
-		return yield(g)
-	}
-	begin := func(ln int) {
-		if !inGame {
-			inGame, cur = true, pgnGame{tags: map[string]string{}, line: ln}
-		}
-	}
-	depth := 0 // variation nesting
-	inMoves := false
-	for ln := 1; ; ln++ {
-		line, err := br.ReadString('\n')
-		if line == "" && err != nil {
-			if err != io.EOF {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			break
-		}
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "%") {
-			continue // escape line
-		}
-		if strings.HasPrefix(t, "[") && depth == 0 {
-			if inMoves {
-				if err := finish(""); err != nil {
-					return err
-				}
-				inMoves = false
-			}
-			begin(ln)
-			key, val := parseTag(t)
-			cur.tags[key] = val
-			continue
-		}
-		for i := 0; i < len(t); {
-			c := t[i]
-			switch {
-			case c == '{':
-				end := strings.IndexByte(t[i:], '}')
-				if end < 0 {
-					// Multi-line comment: read on until the closing brace.
-					for {
-						more, err := br.ReadString('\n')
-						ln++
-						if k := strings.IndexByte(more, '}'); k >= 0 {
-							t = more[k+1:]
-							i = 0
-							break
-						}
-						if err != nil {
-							t, i = "", 0
-							break
-						}
-					}
-					continue
-				}
-				i += end + 1
-			case c == ';':
-				i = len(t)
-			case c == '(':
-				depth++
-				i++
-			case c == ')':
-				if depth > 0 {
-					depth--
-				}
-				i++
-			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-				i++
-			default:
-				j := i
-				for j < len(t) && !strings.ContainsRune(" \t\r\n{}();", rune(t[j])) {
-					j++
-				}
-				if j == i {
-					i++ // a stray '}'
-					continue
-				}
-				tok := t[i:j]
-				i = j
-				if depth > 0 {
-					continue
-				}
-				begin(ln)
-				inMoves = true
-				switch {
-				case tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "*":
-					if err := finish(tok); err != nil {
-						return err
-					}
-					inMoves = false
-				case tok[0] == '$':
-				case tok[0] >= '0' && tok[0] <= '9' && strings.Trim(tok, "0123456789.") == "":
-					// move number
-				default:
-					if k := strings.LastIndexByte(tok, '.'); k >= 0 {
-						tok = tok[k+1:] // "12.Nf3" or "12...Nf6"
-					}
-					if tok != "" {
-						cur.sans = append(cur.sans, tok)
-					}
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	return finish("")
-}
-
-// parseTag splits `[Key "Value"]`.
-func parseTag(t string) (key, val string) {
-	t = strings.TrimSuffix(strings.TrimPrefix(t, "["), "]")
-	key, rest, _ := strings.Cut(t, " ")
-	rest = strings.TrimSpace(rest)
-	if uq, err := strconv.Unquote(rest); err == nil {
-		return key, uq
-	}
-	return key, strings.Trim(rest, `"`)
+	return Opening{Start: start, Moves: append([]board.Move(nil), b.Moves()...), Source: fmt.Sprintf("%s:%d", name, g.Line)}, nil
 }

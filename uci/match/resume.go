@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/pgn"
 )
 
 // Resume is where a match recorded in a PGN file stopped: the tally of its
@@ -41,11 +42,11 @@ func ReadResume(r io.Reader, name string, names [2]string, tc TimeControl, openi
 	seen := map[int]bool{}
 	first := map[int]float64{} // pair → first engine's score in its first game
 	second := map[int]float64{}
-	err := scanPGN(r, name, func(g pgnGame) error {
-		where := fmt.Sprintf("%s:%d", name, g.line)
-		round, err := strconv.Atoi(g.tags["Round"])
+	err := pgn.Scan(r, name, func(g pgn.Game) error {
+		where := fmt.Sprintf("%s:%d", name, g.Line)
+		round, err := strconv.Atoi(g.Tags["Round"])
 		if err != nil || round < 1 {
-			return fmt.Errorf("%s: Round tag %q is not a round number of a match", where, g.tags["Round"])
+			return fmt.Errorf("%s: Round tag %q is not a round number of a match", where, g.Tags["Round"])
 		}
 		where = fmt.Sprintf("%s (round %d)", where, round)
 		if seen[round] {
@@ -57,15 +58,15 @@ func ReadResume(r io.Reader, name string, names [2]string, tc TimeControl, openi
 		if !firstWhite {
 			want[0], want[1] = want[1], want[0]
 		}
-		if g.tags["White"] != want[0] || g.tags["Black"] != want[1] {
-			return fmt.Errorf("%s: %s vs %s, but this match's round %d is %s vs %s", where, g.tags["White"], g.tags["Black"], round, want[0], want[1])
+		if g.Tags["White"] != want[0] || g.Tags["Black"] != want[1] {
+			return fmt.Errorf("%s: %s vs %s, but this match's round %d is %s vs %s", where, g.Tags["White"], g.Tags["Black"], round, want[0], want[1])
 		}
-		if got := g.tags["TimeControl"]; got != tc.String() {
+		if got := g.Tags["TimeControl"]; got != tc.String() {
 			return fmt.Errorf("%s: played at time control %q, this match's is %q", where, got, tc.String())
 		}
-		result := g.tags["Result"]
+		result := g.Tags["Result"]
 		if result == "" {
-			result = g.result
+			result = g.Result
 		}
 		var score float64
 		switch result {
@@ -81,7 +82,7 @@ func ReadResume(r io.Reader, name string, names [2]string, tc TimeControl, openi
 		if !firstWhite {
 			score = 1 - score
 		}
-		played, err := g.replay(name)
+		played, err := replay(g, name)
 		if err != nil {
 			return err
 		}
@@ -90,7 +91,7 @@ func ReadResume(r io.Reader, name string, names [2]string, tc TimeControl, openi
 			return fmt.Errorf("%s: does not begin with opening %d (%s) of this match's book: resume with the same --openings, --shuffle and --seed", where, pair+1, op.Source)
 		}
 		res.Stats.AddGame(score)
-		if t := g.tags["Termination"]; t != "" {
+		if t := g.Tags["Termination"]; t != "" {
 			res.Terminations[Termination(t)]++
 		}
 		if firstWhite {
