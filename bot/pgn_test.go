@@ -14,6 +14,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/bot/movesource"
 	"github.com/ponderosa-chess/ponderosa/engine"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
 )
 
 func playUCI(t *testing.T, start board.Position, moves ...string) []board.Move {
@@ -241,5 +242,45 @@ func TestMoveNote(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestPGNRecordsBecomeTrainingData: the bot's game records are data for
+// `ponderosa pgndata`: its moves' [%eval] notes, written from White's
+// point of view, come back as each position's score, whichever side the
+// bot played; the opponent's moves and unscored notes give nothing.
+func TestPGNRecordsBecomeTrainingData(t *testing.T) {
+	start := board.StartPosition()
+	res := func(cp int) Answer {
+		return Answer{Result: engine.Result{Score: engine.Score(cp), Depth: 15, Nodes: 1}}
+	}
+	r := &gameRecord{ID: "data", StartPos: start, Status: "resign", Winner: "black",
+		White: pgnPlayer{Name: "alice"}, Black: pgnPlayer{Name: "PonderBot"},
+		Moves:  playUCI(t, start, "e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6"),
+		Clocks: []time.Duration{time.Minute, time.Minute, time.Minute, time.Minute},
+		// The bot is Black: its engine's scores are its own point of view.
+		Notes: []string{"", moveNote(sourceEngine, res(-20), nil, false), "", moveNote(sourceBook, Answer{Source: sourceBook}, nil, false),
+			"", moveNote(sourceEngine, res(15), nil, false), "", moveNote(sourceEngine, res(-40), nil, false)},
+	}
+	var b strings.Builder
+	if err := writePGN(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var got []int16
+	st, err := nnuedata.FromPGN(strings.NewReader(b.String()), "bot.pgn", nnuedata.PGNOptions{Players: []string{"PonderBot"}, MinDepth: 1},
+		func(rec *nnuedata.Record) error {
+			if rec.STM != board.Black || rec.Result != nnuedata.BlackWin {
+				t.Errorf("record %s: side to move %v, result %d", rec.FEN(), rec.STM, rec.Result)
+			}
+			got = append(got, rec.Score)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1... c5 at -0.20 for Black is +20 for White; 3... cxd4 is a capture;
+	// 4... Nf6 at -0.40 is +40.
+	if want := []int16{20, 40}; st.Positions != 2 || !slices.Equal(got, want) {
+		t.Errorf("scores %v (%+v), want %v, from\n%s", got, st, want, b.String())
 	}
 }

@@ -31,9 +31,10 @@ type PGNStats struct {
 
 // FromPGN turns played games into training records: the games of a PGN
 // file whose moves carry, in the comment after them, the score of the
-// search that chose them as `ponderosa match`, the bot and cutechess write
-// it ("+0.72/17 0.892s …": pawns from the mover's point of view, then the
-// depth; "+M3/20" for a mate). Every position before a move that has such
+// search that chose them, as `ponderosa match` and cutechess write it
+// ("+0.72/17 0.892s …": the mover's point of view) or as the bot and
+// Lichess do ("[%eval 0.35,18]": White's; see parseScore). Every position
+// before a move that has such
 // a score is a record when it is quiet as datagen means it (the mover not
 // in check, the move neither a capture nor a promotion, the score not a
 // mate), with the score (White's point of view, in centipawns) and the
@@ -74,10 +75,10 @@ func FromPGN(r io.Reader, name string, opt PGNOptions, emit func(*Record) error)
 				return fmt.Errorf("%s:%d: move %d %q: %w", name, g.Line, i+1, san, err)
 			}
 			us := pos.SideToMove()
-			if cp, depth, mate, ok := parseScore(g.Comments[i]); ok && !mate && depth >= opt.MinDepth && take[us] &&
+			if cp, depth, mate, whiteView, ok := parseScore(g.Comments[i]); ok && !mate && depth >= opt.MinDepth && take[us] &&
 				!pos.InCheck() && !pos.IsCapture(m) && !m.IsPromotion() {
 				white := max(-maxStoreScore, min(maxStoreScore, cp))
-				if us == board.Black {
+				if us == board.Black && !whiteView {
 					white = -white
 				}
 				rec := FromPosition(&pos, int16(white), result)
@@ -113,36 +114,78 @@ func pgnResult(g pgn.Game) (uint8, bool) {
 	return 0, false
 }
 
-// parseScore reads the score at the start of a move's comment: "+0.72/17"
-// (pawns, the mover's view, then the depth), "-0.05" (no depth: 0),
-// "+M3/20" or "-M2" (a mate). ok is false when the comment does not start
-// with one.
-func parseScore(comment string) (cp, depth int, mate, ok bool) {
+// parseScore reads a move's score from its comment: a [%eval] command
+// anywhere in it ("[%eval 0.35,18]": pawns from White's point of view,
+// then the depth; "[%eval #-3,20]" a mate; no depth: 0), as the bot and
+// Lichess write it, else the score the comment starts with ("+0.72/17":
+// pawns from the mover's point of view, then the depth; "-0.05" with no
+// depth; "+M3/20" a mate), as match and cutechess write it. whiteView
+// says which point of view cp has; ok is false when there is no score.
+func parseScore(comment string) (cp, depth int, mate, whiteView, ok bool) {
+	if _, cmd, found := strings.Cut(comment, "[%eval "); found {
+		body, _, closed := strings.Cut(cmd, "]")
+		if !closed {
+			return 0, 0, false, false, false
+		}
+		score, d, hasDepth := strings.Cut(strings.TrimSpace(body), ",")
+		if hasDepth {
+			if depth, ok = parseDepth(d); !ok {
+				return 0, 0, false, false, false
+			}
+		}
+		if rest, isMate := strings.CutPrefix(score, "#"); isMate {
+			rest = strings.TrimPrefix(rest, "-")
+			if rest == "" || strings.Trim(rest, "0123456789") != "" {
+				return 0, 0, false, false, false
+			}
+			return 0, depth, true, true, true
+		}
+		if cp, ok = parsePawns(strings.TrimPrefix(score, "-"), strings.HasPrefix(score, "-")); !ok {
+			return 0, 0, false, false, false
+		}
+		return cp, depth, false, true, true
+	}
 	word, _, _ := strings.Cut(comment, " ")
 	s, d, hasDepth := strings.Cut(word, "/")
 	if hasDepth {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 || n > 1000 {
-			return 0, 0, false, false
+		if depth, ok = parseDepth(d); !ok {
+			return 0, 0, false, false, false
 		}
-		depth = n
 	}
 	if len(s) < 2 || (s[0] != '+' && s[0] != '-') {
-		return 0, 0, false, false
+		return 0, 0, false, false, false
 	}
 	if s[1] == 'M' {
-		n, err := strconv.Atoi(s[2:])
-		if err != nil || n < 0 || strings.ContainsAny(s[2:], "+-") {
-			return 0, 0, false, false
+		if s[2:] == "" || strings.Trim(s[2:], "0123456789") != "" {
+			return 0, 0, false, false, false
 		}
-		return 0, depth, true, true
+		return 0, depth, true, false, true
 	}
-	if strings.Trim(s[1:], "0123456789.") != "" { // plain decimals only
-		return 0, 0, false, false
+	if cp, ok = parsePawns(s[1:], s[0] == '-'); !ok {
+		return 0, 0, false, false, false
+	}
+	return cp, depth, false, false, true
+}
+
+// parseDepth reads a search depth, 0 to 1000.
+func parseDepth(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && n <= 1000
+}
+
+// parsePawns reads an unsigned decimal number of pawns (at most 1000) as
+// centipawns, negated when neg.
+func parsePawns(s string, neg bool) (int, bool) {
+	if s == "" || strings.Trim(s, "0123456789.") != "" {
+		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.Abs(f) > 1000 {
-		return 0, 0, false, false
+	if err != nil || f > 1000 {
+		return 0, false
 	}
-	return int(math.Round(f * 100)), depth, false, true
+	cp := int(math.Round(f * 100))
+	if neg {
+		cp = -cp
+	}
+	return cp, true
 }

@@ -99,31 +99,67 @@ func TestFromPGNErrors(t *testing.T) {
 
 func TestParseScore(t *testing.T) {
 	for _, c := range []struct {
-		in        string
-		cp, depth int
-		mate, ok  bool
+		in                  string
+		cp, depth           int
+		mate, whiteView, ok bool
 	}{
-		{"+0.72/17 0.892s [%clk 0:00:09.2]", 72, 17, false, true},
-		{"-1.05/9", -105, 9, false, true},
-		{"+0.00", 0, 0, false, true},
-		{"-12/30", -1200, 30, false, true},
-		{"+M3/20", 0, 20, true, true},
-		{"-M2", 0, 0, true, true},
-		{"", 0, 0, false, false},
-		{"book", 0, 0, false, false},
-		{"0.5/3", 0, 0, false, false},
-		{"+1e3/4", 0, 0, false, false},
-		{"+Inf/4", 0, 0, false, false},
-		{"+0.3/-2", 0, 0, false, false},
-		{"+0.3/x", 0, 0, false, false},
-		{"+M-3/2", 0, 0, false, false},
-		{"+5000.0/2", 0, 0, false, false},
-		{"White wins by adjudication", 0, 0, false, false},
+		{"+0.72/17 0.892s [%clk 0:00:09.2]", 72, 17, false, false, true},
+		{"-1.05/9", -105, 9, false, false, true},
+		{"+0.00", 0, 0, false, false, true},
+		{"-12/30", -1200, 30, false, false, true},
+		{"+M3/20", 0, 20, true, false, true},
+		{"-M2", 0, 0, true, false, true},
+		{"[%clk 0:01:00] [%eval 0.35,18] engine", 35, 18, false, true, true},
+		{"[%eval -1.5,36] cloud: 12 lines", -150, 36, false, true, true},
+		{"[%eval 0.17] [%clk 0:00:30]", 17, 0, false, true, true},
+		{"[%eval #-3,20] engine", 0, 20, true, true, true},
+		{"[%eval #4]", 0, 0, true, true, true},
+		{"", 0, 0, false, false, false},
+		{"book", 0, 0, false, false, false},
+		{"[%clk 0:01:00] tablebase: win, DTM 13", 0, 0, false, false, false},
+		{"0.5/3", 0, 0, false, false, false},
+		{"+1e3/4", 0, 0, false, false, false},
+		{"+Inf/4", 0, 0, false, false, false},
+		{"+0.3/-2", 0, 0, false, false, false},
+		{"+0.3/x", 0, 0, false, false, false},
+		{"+M-3/2", 0, 0, false, false, false},
+		{"+M/2", 0, 0, false, false, false},
+		{"+5000.0/2", 0, 0, false, false, false},
+		{"[%eval 0.35,18", 0, 0, false, false, false},
+		{"[%eval +0.35,18]", 0, 0, false, false, false},
+		{"[%eval #,3]", 0, 0, false, false, false},
+		{"[%eval 0.35,deep]", 0, 0, false, false, false},
+		{"White wins by adjudication", 0, 0, false, false, false},
 	} {
-		cp, depth, mate, ok := parseScore(c.in)
-		if cp != c.cp || depth != c.depth || mate != c.mate || ok != c.ok {
-			t.Errorf("parseScore(%q) = %d, %d, %v, %v; want %d, %d, %v, %v", c.in, cp, depth, mate, ok, c.cp, c.depth, c.mate, c.ok)
+		cp, depth, mate, whiteView, ok := parseScore(c.in)
+		if cp != c.cp || depth != c.depth || mate != c.mate || whiteView != c.whiteView || ok != c.ok {
+			t.Errorf("parseScore(%q) = %d, %d, %v, %v, %v; want %d, %d, %v, %v, %v", c.in, cp, depth, mate, whiteView, ok,
+				c.cp, c.depth, c.mate, c.whiteView, c.ok)
 		}
+	}
+}
+
+// TestFromPGNEvalCommands: the bot's and Lichess's [%eval] is White's point
+// of view whoever moved; a move without one gives nothing.
+func TestFromPGNEvalCommands(t *testing.T) {
+	text := `[White "ponderosa"]
+[Black "someone"]
+[Result "1/2-1/2"]
+
+1. e4 { [%clk 0:01:00] [%eval 0.35,18] engine } 1... e5 { [%clk 0:01:00] [%eval 0.30,17] engine }
+2. Nf3 { [%clk 0:00:59] book } 2... Nc6 { [%clk 0:00:58] [%eval -0.10,20] cloud: 3 lines } 1/2-1/2
+`
+	recs, st := readPGN(t, text, PGNOptions{})
+	if st.Positions != 3 || len(recs) != 3 {
+		t.Fatalf("%+v: %d records, want 3", st, len(recs))
+	}
+	for i, want := range []int16{35, 30, -10} {
+		if recs[i].Score != want || recs[i].Result != DrawGame {
+			t.Errorf("record %d: score %d result %d, want %d (White's view) and a draw", i, recs[i].Score, recs[i].Result, want)
+		}
+	}
+	if recs[1].STM != board.Black {
+		t.Errorf("record 1: %s to move, want Black", recs[1].STM)
 	}
 }
 
@@ -132,7 +168,7 @@ func TestParseScore(t *testing.T) {
 func FuzzFromPGN(f *testing.F) {
 	f.Add(pgnGames)
 	f.Add("[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. O-O {+9.99/99} 1-0")
-	f.Add("1. e4 {+M/} e5 {-0./1} 2. Nf3 {+./2} 1/2-1/2")
+	f.Add("1. e4 {+M/} e5 {-0./1} 2. Nf3 {+./2} Nc6 {[%eval #-,] [%eval 1.0,2]} 1/2-1/2")
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = FromPGN(strings.NewReader(s), "fuzz", PGNOptions{}, func(r *Record) error {
 			var b [RecordSize]byte
