@@ -14,7 +14,9 @@ import (
 
 // cmdPGNData appends the quiet positions of played games (PGN files whose
 // moves carry their search scores, as `ponderosa match` writes them) to an
-// NNUE data file, in datagen's format.
+// NNUE data file, in datagen's format. A bad game (an illegal move, a bad
+// FEN tag) stops the run with an error that names it; the games read
+// before it stay in the data file, as datagen's finished games do.
 func cmdPGNData(ctx context.Context, args []string, env *Env) error {
 	fs := newFlagSet("pgndata", "--pgn GAMES.pgn[.gz]... [--out FILE] [--player NAME]... [--min-depth D]", env)
 	out := fs.String("out", defaultDataPath(env), "data file to append to (default $"+dataEnv+", else nnue-data/selfplay.bin)")
