@@ -56,18 +56,10 @@ func FromPGN(r io.Reader, name string, opt PGNOptions, emit func(*Record) error)
 			take[board.White] = slices.Contains(opt.Players, g.Tags["White"])
 			take[board.Black] = slices.Contains(opt.Players, g.Tags["Black"])
 		}
-		start := board.StartPosition()
-		if fen := g.Tags["FEN"]; fen != "" {
-			p, err := board.ParseFEN(fen)
-			if err != nil {
-				return fmt.Errorf("%s:%d: FEN tag: %w", name, g.Line, err)
-			}
-			start = p
+		pos, err := g.Start()
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, g.Line, err)
 		}
-		if g.Tags["Variant"] == "Chess960" {
-			start.Chess960 = true
-		}
-		pos := start
 		var next board.Position
 		for i, san := range g.SANs {
 			m, err := pos.ParseSAN(san)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // Game is one game as Scan reads it.
@@ -19,6 +21,23 @@ type Game struct {
 	Comments []string
 	Result   string // the result token; "" when the file ends without one
 	Line     int    // the line the game starts on
+}
+
+// Start is the position g's moves start from: its FEN tag's, else the
+// standard one; castling is Chess960's when its Variant tag says so.
+func (g Game) Start() (board.Position, error) {
+	start := board.StartPosition()
+	if fen := g.Tags["FEN"]; fen != "" {
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			return board.Position{}, fmt.Errorf("FEN tag: %w", err)
+		}
+		start = p
+	}
+	if g.Tags["Variant"] == "Chess960" {
+		start.Chess960 = true
+	}
+	return start, nil
 }
 
 // Scan splits a PGN file into games and hands each to yield, stopping at

@@ -152,3 +152,20 @@ func FuzzScan(f *testing.F) {
 		})
 	})
 }
+
+// TestGameStart: the FEN tag's position, else the standard one; Chess960
+// castling by the Variant tag; a bad FEN tag is an error that says so.
+func TestGameStart(t *testing.T) {
+	fen := "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1"
+	g := scanAll(t, "[Variant \"Chess960\"]\n[FEN \""+fen+"\"]\n\n1. e4 *\n")[0]
+	pos, err := g.Start()
+	if err != nil || !strings.HasPrefix(pos.FEN(), fen[:strings.Index(fen, " w ")+3]) || !pos.Chess960 {
+		t.Errorf("Chess960 start: %s (Chess960 %v), %v", pos.FEN(), pos.Chess960, err)
+	}
+	if pos, err := (Game{Tags: map[string]string{}}).Start(); err != nil || pos.FEN() != board.StartFEN || pos.Chess960 {
+		t.Errorf("no tags: %s, %v", pos.FEN(), err)
+	}
+	if _, err := (Game{Tags: map[string]string{"FEN": "8/8/8 w - - 0 1"}}).Start(); err == nil || !strings.Contains(err.Error(), "FEN tag") {
+		t.Errorf("bad FEN tag: %v", err)
+	}
+}

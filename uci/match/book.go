@@ -137,16 +137,9 @@ func ReadPGN(r io.Reader, name string) ([]Opening, error) {
 // standard one; Chess960 castling with a Variant "Chess960" tag) and
 // returns them as an Opening.
 func replay(g pgn.Game, name string) (Opening, error) {
-	start := board.StartPosition()
-	if fen := g.Tags["FEN"]; fen != "" {
-		p, err := board.ParseFEN(fen)
-		if err != nil {
-			return Opening{}, fmt.Errorf("%s:%d: FEN tag: %w", name, g.Line, err)
-		}
-		start = p
-	}
-	if g.Tags["Variant"] == "Chess960" {
-		start.Chess960 = true
+	start, err := g.Start()
+	if err != nil {
+		return Opening{}, fmt.Errorf("%s:%d: %w", name, g.Line, err)
 	}
 	b := board.NewGame(start)
 	for _, s := range g.SANs {
