@@ -284,7 +284,7 @@ func TestBulletWithStockfish(t *testing.T) {
 	h.stop()
 	for _, g := range games2 {
 		if g.Status == "outoftime" && g.Winner != g.BotColor {
-			t.Errorf("game %s lost on time after %d plies", g.ID, len(g.Moves))
+			t.Errorf("game %s lost on time after %d plies; %s\nits log:\n%s", g.ID, len(g.Moves), clockTrail(g), h.logs.Grep(g.ID))
 		}
 		if g.Status == "aborted" {
 			t.Errorf("game %s aborted", g.ID)
@@ -310,7 +310,24 @@ func TestBulletWithStockfish(t *testing.T) {
 	var ends []string
 	for _, g := range games2 {
 		ends = append(ends, fmt.Sprintf("%s %s/%s %d plies", g.Status, g.Winner, g.BotColor, len(g.Moves)))
+		t.Logf("game %s: %s", g.ID, clockTrail(g))
 	}
 	t.Logf("%d games of %v+%v at once with Stockfish, 30 ms latency: %v; %d moves posted; bot time per move median %v p90 %v max %v; move round trip median %v; flags %d; faults %v, fallback moves %d",
 		games, clock, inc, ends, snap.Moves, snap.Latency.Median, snap.Latency.P90, snap.Latency.Max, snap.RoundTrip.Median, snap.FlagLosses, snap.EngineFaults, snap.FallbackMoves)
+}
+
+// clockTrail says where a game's time went: each move's cost on its
+// mover's clock, the bot's moves marked with a star.
+func clockTrail(g fakelichess.GameInfo) string {
+	var b strings.Builder
+	b.WriteString("clock per move (bot's starred):")
+	for i, d := range g.Spent {
+		star := ""
+		if (i%2 == 0) == (g.BotColor == "white") {
+			star = "*"
+		}
+		fmt.Fprintf(&b, " %d.%s%s", i+1, star, d.Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "; left white %v black %v", g.WTime, g.BTime)
+	return b.String()
 }

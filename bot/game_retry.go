@@ -17,25 +17,36 @@ const (
 	moveRetryMax   = 4 * time.Second
 	// moveRetryAttempts bounds the retries of a game without a clock.
 	moveRetryAttempts = 20
+	// moveAnswerGrace is how long after our clock's end (as the stream
+	// showed it) a move's answer is still awaited: Lichess's flag falls no
+	// later than that, give or take its lag compensation.
+	moveAnswerGrace = time.Second
 )
 
 // sendMove posts uci for the search job j, offering a draw with it when
-// offerDraw is set. A 429 on the move is retried
-// with backoff, never past the moment our clock would run out (its state's
-// arrival plus our time, less the learned overhead): the retry's deadline
-// makes the client refuse to wait past it. It returns the error of the
-// last attempt; a lichess.Attempt in ctx records that attempt's own round
-// trip, so the waits never teach the overhead learner.
+// offerDraw is set. A 429 on the move is retried with backoff, never past
+// the moment our clock would run out (its state's arrival plus our time,
+// less the learned overhead). That moment only decides whether another
+// attempt is worth making: an attempt is always sent, however little
+// time is left, and waits for its answer until Lichess's own flag has
+// surely passed (moveAnswerGrace after our clock's end). Cutting it
+// earlier lost the answers to moves Lichess had played in time: the bot
+// took them for failures and searched again, and with less time left
+// than the overhead estimate it never sent its last move at all (a flag
+// with time on the clock). It returns the error of the last attempt; a
+// lichess.Attempt in ctx records that attempt's own round trip, so the
+// waits never teach the overhead learner.
 func (r *gameRunner) sendMove(ctx context.Context, j *searchJob, uci string, offerDraw bool) (err error) {
-	var deadline time.Time
+	var deadline, answerBy time.Time
 	if r.board.kind == realTime && j.clock > 0 {
 		deadline = j.received.Add(j.clock - r.svc.overhead.Overhead())
+		answerBy = j.received.Add(j.clock + moveAnswerGrace)
 	}
 	backoff := moveRetryFirst
 	for attempt := 1; ; attempt++ {
 		mctx, cancel := ctx, context.CancelFunc(func() {})
-		if !deadline.IsZero() {
-			mctx, cancel = context.WithDeadline(ctx, deadline)
+		if !answerBy.IsZero() {
+			mctx, cancel = context.WithDeadline(ctx, answerBy)
 		}
 		err = r.svc.api.Move(mctx, r.id, uci, offerDraw)
 		cancel()

@@ -417,6 +417,30 @@ func TestRateLimitedMove(t *testing.T) {
 	}
 }
 
+// TestMovePostedWhenTheOverheadExceedsTheClock: with less time on the
+// clock than the estimated overhead (a slow link learned, a game down to
+// its increment), the move is still sent and its answer awaited: Lichess
+// decides whether it came in time. The overhead is only a reason not to
+// retry. (A deadline of clock less overhead once cut such moves before
+// they left, and the bot flagged with time on its clock.)
+func TestMovePostedWhenTheOverheadExceedsTheClock(t *testing.T) {
+	t.Parallel()
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(50)}, map[string]string{"PONDEROSA_MOVE_OVERHEAD": "3s"})
+	h.srv.SetLatency(50 * time.Millisecond)
+	h.start()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: time.Second, ClockIncrement: time.Second, Color: "white"})
+	h.waitAccepted(id)
+	h.waitFor("12 plies", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 12 || g.Over() })
+	if g, _ := h.srv.Game(id); g.Over() {
+		t.Fatalf("game ended %s (winner %q) after %d plies; %s", g.Status, g.Winner, len(g.Moves), clockTrail(g))
+	}
+	if snap := h.svc.Snapshot(); snap.MoveErrors != 0 {
+		t.Errorf("%d move errors:\n%s", snap.MoveErrors, h.logs.Grep("move not posted"))
+	}
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+}
+
 func TestMatchmaking(t *testing.T) {
 	t.Parallel()
 	var answers atomic.Int32

@@ -5,6 +5,7 @@ package testlog
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 )
 
@@ -24,4 +25,16 @@ func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Grep returns the lines that contain substr, joined by newlines: one
+// game's or one request's share of a busy log.
+func (s *Buffer) Grep(substr string) string {
+	var out []string
+	for _, l := range strings.Split(s.String(), "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

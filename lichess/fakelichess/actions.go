@@ -172,6 +172,7 @@ func (s *Server) takeBack(g *game, proposer board.Color) {
 	}
 	g.g = ng
 	g.moves = g.moves[:n-undo]
+	g.spent = g.spent[:n-undo]
 	g.takeback = [2]bool{}
 	g.draw = [2]bool{}
 	g.turnStart = time.Now()

@@ -29,15 +29,18 @@ const unlimitedMillis = 2147483647
 
 // GameInfo is a snapshot of one game, for assertions and policies.
 type GameInfo struct {
-	ID        string
-	BotColor  string // "white" or "black"
-	Opponent  Player
-	Variant   string
-	Rated     bool
-	Moves     []string // as sent on the wire
-	FEN       string   // current position
-	Status    string   // Lichess status name
-	Winner    string   // "white", "black" or "" (draw, abort, ongoing)
+	ID       string
+	BotColor string // "white" or "black"
+	Opponent Player
+	Variant  string
+	Rated    bool
+	Moves    []string // as sent on the wire
+	// Spent is what each move in Moves cost its mover's clock (zero while
+	// the clock was not running yet): where a flagged side's time went.
+	Spent     []time.Duration
+	FEN       string // current position
+	Status    string // Lichess status name
+	Winner    string // "white", "black" or "" (draw, abort, ongoing)
 	WTime     time.Duration
 	BTime     time.Duration
 	BotChat   []string // texts the bot wrote (player room)
@@ -83,6 +86,7 @@ type game struct {
 	g           *board.Game
 	chess960    bool // king-takes-rook semantics (chess960, fromPosition)
 	moves       []string
+	spent       []time.Duration // per move: the mover's clock time it took
 	status      string
 	winner      string
 	times       [2]time.Duration // remaining at turnStart
@@ -199,7 +203,7 @@ func (g *game) info() GameInfo {
 	pos := g.g.Position()
 	gi := GameInfo{
 		ID: g.id, BotColor: colorName(g.botColor), Opponent: g.opp, Variant: g.variant, Rated: g.rated,
-		Moves: append([]string(nil), g.moves...), FEN: pos.FEN(), Status: g.status, Winner: g.winner,
+		Moves: append([]string(nil), g.moves...), Spent: append([]time.Duration(nil), g.spent...), FEN: pos.FEN(), Status: g.status, Winner: g.winner,
 		WTime: g.remaining(board.White, now), BTime: g.remaining(board.Black, now),
 		Anonymous: g.anonymous, TournamentID: g.tournament,
 		Started: g.createdAt, Finished: g.finished, BotOffers: g.botOffers,
@@ -447,8 +451,10 @@ func (s *Server) play(g *game, m board.Move, color board.Color) {
 			g.botLeast = left
 		}
 	}
+	var spent time.Duration
 	if g.clockRunning() {
-		left := g.times[color] - now.Sub(g.turnStart)
+		spent = now.Sub(g.turnStart)
+		left := g.times[color] - spent
 		if left <= 0 {
 			g.times[color] = 0
 			s.finish(g, statusOutOfTime, colorName(color.Other()))
@@ -461,6 +467,7 @@ func (s *Server) play(g *game, m board.Move, color board.Color) {
 		return
 	}
 	g.moves = append(g.moves, uci)
+	g.spent = append(g.spent, spent)
 	g.turnStart, g.lastMoveAt = now, now
 	g.draw[color.Other()] = false // a move declines the opponent's offer
 	g.takeback = [2]bool{}
