@@ -438,6 +438,7 @@ func (s *started) run() Result {
 		w.prepare(r, &root, s.keys, rootMoves, s.multiPV)
 		w.verifyNNUE = e.verifyNNUE
 		w.corrHist = s.opts.CorrectionHistory
+		w.ttPV = s.opts.TTPV
 	}
 	var wg sync.WaitGroup
 	var helperPanic atomic.Value

@@ -95,3 +95,49 @@ func TestCorrectionHistorySearch(t *testing.T) {
 		t.Errorf("mate in 2: best %s score %v, want g2g1 and mate 2", got, res.Score)
 	}
 }
+
+// With Options.TTPV a node counts as a PV node when its hash entry says it
+// was one; without it only its window decides. A search with it on keeps
+// the flag on the principal variation's entries, still finds mates and
+// allocates nothing in the tree.
+func TestTTPV(t *testing.T) {
+	flagged := ttHit{pv: true}
+	for _, tc := range []struct {
+		on, pvNode, hit bool
+		h               ttHit
+		want            bool
+	}{
+		{false, true, false, ttHit{}, true},
+		{false, false, true, flagged, false},
+		{true, false, true, flagged, true},
+		{true, false, false, flagged, false}, // no hit: the entry says nothing
+		{true, false, true, ttHit{}, false},
+		{true, true, true, ttHit{}, true},
+	} {
+		w := &worker{ttPV: tc.on}
+		if got := w.nodeTTPV(tc.pvNode, tc.h, tc.hit); got != tc.want {
+			t.Errorf("option %v, PV node %v, hit %v (flag %v): %v, want %v", tc.on, tc.pvNode, tc.hit, tc.h.pv, got, tc.want)
+		}
+	}
+
+	g := mustGame(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	e := New(Options{HashMB: 4, TTPV: true})
+	res := e.Search(context.Background(), g, Limits{Depth: 9}, nil)
+	// The position after the best move was searched as a PV node.
+	root := g.Position()
+	var child board.Position
+	root.MakeMove(res.Best, &child)
+	if h, ok := e.tt.probe(child.Key()); !ok || !h.pv {
+		t.Errorf("after the best move %s the hash entry (found %v) lacks the PV flag", root.UCI(res.Best), ok)
+	}
+	shallow := testing.AllocsPerRun(3, func() { e.Search(context.Background(), g, Limits{Depth: 3}, nil) })
+	deep := testing.AllocsPerRun(3, func() { e.Search(context.Background(), g, Limits{Depth: 7}, nil) })
+	if deep > shallow {
+		t.Errorf("depth 7 search allocates %.0f times, depth 3 %.0f: the tree search allocates", deep, shallow)
+	}
+	mate := mustGame(t, "6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1")
+	res = e.Search(context.Background(), mate, Limits{Depth: 6}, nil)
+	if got := uciOf(mate, res.Best); got != "g2g1" || res.Score.MateIn() != 2 {
+		t.Errorf("mate in 2: best %s score %v, want g2g1 and mate 2", got, res.Score)
+	}
+}

@@ -87,6 +87,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		}
 	}
 	f.staticEval = staticEval
+	ttPV := w.nodeTTPV(pvNode, tte, ttHitOK)
 	improving := !inCheck && ply >= 2 && w.stack[ply-2].staticEval != NoScore && staticEval > w.stack[ply-2].staticEval
 	w.stack[ply+1].killers = [2]board.Move{}
 	w.stack[ply+1].excluded = board.NoMove
@@ -219,7 +220,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 		// beat alpha.
 		var score Score
 		if depth >= 3 && moveCount > 1+b2i(pvNode) && (isQuiet || !see(pos, m, 0)) {
-			rd := reduction(depth, moveCount) + b2i(!pvNode) + b2i(cutNode) - b2i(improving) -
+			rd := reduction(depth, moveCount) + b2i(!ttPV) + b2i(cutNode) - b2i(improving) -
 				b2i(m == f.killers[0] || m == f.killers[1] || m == counter) - b2i(inCheck || givesCheck) - hist/8000
 			rd = max(0, min(rd, newDepth-1))
 			score = -w.search(-alpha-1, -alpha, newDepth-rd, ply+1, true)
@@ -263,7 +264,7 @@ func (w *worker) search(alpha, beta Score, depth, ply int, cutNode bool) Score {
 	// and the bound says on which side the true score lies.
 	if excluded == board.NoMove {
 		bound := boundOf(best, origAlpha, beta, pvNode)
-		w.tt.store(key, bestMove, scoreToTT(best, ply), rawEval, depth, bound, pvNode)
+		w.tt.store(key, bestMove, scoreToTT(best, ply), rawEval, depth, bound, ttPV)
 		if w.corrHist && !inCheck && (bestMove == board.NoMove || (!pos.IsCapture(bestMove) && !bestMove.IsPromotion())) &&
 			!best.IsMate() && !(bound == BoundLower && best <= staticEval) && !(bound == BoundUpper && best >= staticEval) {
 			w.hist.updateCorrection(pos, best-rawEval, depth)
@@ -356,6 +357,13 @@ func (w *worker) staticEval(ply int, h ttHit, ok bool) (raw, corrected Score) {
 	}
 	corrected = raw + w.hist.correction(&w.stack[ply].pos)
 	return raw, max(-mateBound+1, min(mateBound-1, corrected))
+}
+
+// nodeTTPV reports whether a node counts as on a principal variation for
+// late-move reductions and for the flag its hash entry keeps: a PV node
+// always; with Options.TTPV also a node whose hash entry says it was one.
+func (w *worker) nodeTTPV(pvNode bool, h ttHit, ok bool) bool {
+	return pvNode || (w.ttPV && ok && h.pv)
 }
 
 // newBest takes the score of move m into the node at ply: it raises best,

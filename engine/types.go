@@ -111,6 +111,12 @@ type Options struct {
 	// the static evaluation the search prunes with. Off by default: an
 	// experiment under test (engine/README.md, Measured).
 	CorrectionHistory bool
+	// TTPV keeps in the hash table whether a node was ever on a principal
+	// variation, and reduces such nodes' late moves as a PV node's: a
+	// node searched with a null window now but on the PV before keeps
+	// the flag (search.go, nodeTTPV). Off by default: an experiment under
+	// test (engine/README.md, Measured).
+	TTPV bool
 }
 
 // playingNet is the network the search evaluates with: Net, or none

@@ -57,6 +57,7 @@ type worker struct {
 	accOK      [MaxPly + 4]bool
 	verifyNNUE bool // tests: check every evaluation against a refresh
 	corrHist   bool // Options.CorrectionHistory
+	ttPV       bool // Options.TTPV
 
 	nodes       uint64        // owned by the worker's goroutine
 	sharedNodes atomic.Uint64 // published copy of nodes, read by others

@@ -96,35 +96,39 @@ func TestEvalFileAndUseNNUE(t *testing.T) {
 	}
 }
 
-// TestCorrectionHistoryOption: the experimental option is announced off and
-// reaches the search (a fixed-depth search of one thread visits another
-// number of nodes with it on; both runs start from a new game).
-func TestCorrectionHistoryOption(t *testing.T) {
-	p := start(t, "uci")
-	p.send("uci")
-	joined := strings.Join(p.untilLine(5*time.Second, "uciok"), "\n")
-	if !strings.Contains(joined, "option name Correction History type check default false") {
-		t.Fatalf("uci answer lacks Correction History default false:\n%s", joined)
-	}
-	nodes := func() string {
-		p.send("ucinewgame", "position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "go depth 9")
-		last := ""
-		for _, l := range p.until(30*time.Second, "bestmove", isBestmove) {
-			if n := fieldAfter(l, "nodes"); n != "" {
-				last = n
+// TestExperimentOptions: the experimental search options are announced
+// off and reach the search (a fixed-depth search of one thread visits
+// another number of nodes with one on; every run starts from a new game).
+func TestExperimentOptions(t *testing.T) {
+	for _, name := range []string{"Correction History", "TT PV"} {
+		t.Run(name, func(t *testing.T) {
+			p := start(t, "uci")
+			p.send("uci")
+			joined := strings.Join(p.untilLine(5*time.Second, "uciok"), "\n")
+			if !strings.Contains(joined, "option name "+name+" type check default false") {
+				t.Fatalf("uci answer lacks %s default false:\n%s", name, joined)
 			}
-		}
-		if last == "" {
-			t.Fatal("no nodes count in the search's info lines")
-		}
-		return last
-	}
-	off := nodes()
-	if again := nodes(); again != off {
-		t.Fatalf("the same search twice: %s then %s nodes (not deterministic, nothing to compare)", off, again)
-	}
-	p.send("setoption name Correction History value true")
-	if on := nodes(); on == off {
-		t.Errorf("with Correction History on the search visits %s nodes, the same as off", on)
+			nodes := func() string {
+				p.send("ucinewgame", "position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "go depth 9")
+				last := ""
+				for _, l := range p.until(30*time.Second, "bestmove", isBestmove) {
+					if n := fieldAfter(l, "nodes"); n != "" {
+						last = n
+					}
+				}
+				if last == "" {
+					t.Fatal("no nodes count in the search's info lines")
+				}
+				return last
+			}
+			off := nodes()
+			if again := nodes(); again != off {
+				t.Fatalf("the same search twice: %s then %s nodes (not deterministic, nothing to compare)", off, again)
+			}
+			p.send("setoption name " + name + " value true")
+			if on := nodes(); on == off {
+				t.Errorf("with %s on the search visits %s nodes, the same as off", name, on)
+			}
+		})
 	}
 }

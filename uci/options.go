@@ -159,7 +159,7 @@ func (o *StringOption) Set(value string) (string, error) {
 type settings struct {
 	hash, threads, multiPV, overheadMS, elo int
 	ponder, chess960, limitStrength         bool
-	useNNUE, corrHist                       bool
+	useNNUE, corrHist, ttPV                 bool
 	evalFile                                string
 	net                                     *nnue.Network // loaded from evalFile (or given at start)
 }
@@ -206,6 +206,7 @@ func newOptions(s *settings, apply func() error, clearHash func(), initialNet *n
 		&BoolOption{OptName: "Use NNUE", Default: initialNet != nil, Value: &s.useNNUE, OnChange: apply},
 		s.evalFileOption(initialNet, apply),
 		&BoolOption{OptName: "Correction History", Default: s.corrHist, Value: &s.corrHist, OnChange: apply},
+		&BoolOption{OptName: "TT PV", Default: s.ttPV, Value: &s.ttPV, OnChange: apply},
 	}
 }
 
@@ -214,7 +215,7 @@ func settingsOf(o engine.Options) settings {
 	return settings{
 		hash: o.HashMB, threads: o.Threads, multiPV: o.MultiPV,
 		overheadMS: int(o.MoveOverhead / time.Millisecond), limitStrength: o.LimitStrength, elo: o.Elo,
-		net: o.Net, useNNUE: o.Net != nil, corrHist: o.CorrectionHistory,
+		net: o.Net, useNNUE: o.Net != nil, corrHist: o.CorrectionHistory, ttPV: o.TTPV,
 	}
 }
 
@@ -228,6 +229,7 @@ func (s *settings) engineOptions(base engine.Options) engine.Options {
 	base.LimitStrength = s.limitStrength
 	base.Elo = s.elo
 	base.CorrectionHistory = s.corrHist
+	base.TTPV = s.ttPV
 	base.Net = nil
 	if s.useNNUE {
 		base.Net = s.net
