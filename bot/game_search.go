@@ -163,7 +163,10 @@ func (r *gameRunner) startSearch(ctx context.Context, received time.Time) bool {
 	if r.board.state.WTime >= unlimitedMillis {
 		r.board.kind = unlimited
 	}
-	b := r.plan(time.Since(received))
+	waited := time.Since(received)
+	b := r.plan(waited)
+	r.log.Debug("search", "ply", ply+1, "waited_ms", ms2(waited), "wtime_ms", ms2(b.WTime), "btime_ms", ms2(b.BTime),
+		"movetime_ms", ms2(b.MoveTime), "safety_ms", ms2(b.Safety))
 	lim := engine.Limits{WTime: b.WTime, BTime: b.BTime, WInc: b.WInc, BInc: b.BInc, MoveTime: b.MoveTime}
 	job.safety = b.Safety
 	r.launch(ctx, job, r.board.game.Clone(), lim)
@@ -410,7 +413,10 @@ func (r *gameRunner) postMove(ctx context.Context, pos *board.Position, out sear
 			r.log.Warn("move not posted", "move", uci, "err", err)
 		}
 		if ctx.Err() == nil && s.moveFails < 5 && r.board.toMove(r.us) && r.phase != leaving {
-			return r.startSearch(ctx, time.Now()) // try again at once
+			// Try again at once, on the clock of the same gameState: the
+			// time since it arrived (this search, the failed post) is
+			// spent, and the new search's budget must say so.
+			return r.startSearch(ctx, j.received)
 		}
 		return r.phase == leaving
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -439,6 +440,58 @@ func TestMovePostedWhenTheOverheadExceedsTheClock(t *testing.T) {
 	}
 	h.srv.OpponentResign(id)
 	h.waitOver(id, 10*time.Second)
+}
+
+// TestFailedMoveSearchedAgainOnTheSameClock: a move post that fails for
+// good (500s past the client's retries) is searched again at once, and
+// the new search's budget counts the time since the gameState arrived:
+// the first search and the failed post are spent. (The retry once started
+// from a fresh arrival time and planned with time already gone.)
+func TestFailedMoveSearchedAgainOnTheSameClock(t *testing.T) {
+	t.Parallel()
+	const latency = 200 * time.Millisecond
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(50)}, nil)
+	h.srv.SetLatency(latency)
+	h.start()
+	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second, Color: "black"})
+	h.waitAccepted(id)
+	h.waitFor("4 plies", 30*time.Second, func() bool { g, _ := h.srv.Game(id); return len(g.Moves) >= 4 || g.Over() })
+	// Every attempt of the next post fails: the first try and the
+	// client's three retries.
+	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 500, Count: 4})
+	h.waitFor("a failed move post", 30*time.Second, func() bool { return h.svc.Snapshot().MoveErrors > 0 })
+	var again string
+	h.waitFor("the search after it", 30*time.Second, func() bool {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(h.logs.Grep("msg=search "), "\n") {
+			ply := fieldOf(l, "ply")
+			if seen[ply] {
+				again = l
+				return true
+			}
+			seen[ply] = true
+		}
+		return false
+	})
+	waited, err := strconv.ParseFloat(fieldOf(again, "waited_ms"), 64)
+	if err != nil {
+		t.Fatalf("search line %q: %v", again, err)
+	}
+	if min := float64(3 * latency / time.Millisecond); waited < min {
+		t.Errorf("the search after the failed post counts %.1f ms as spent since its gameState, want at least %.0f (four attempts of %v each): %s", waited, min, latency, again)
+	}
+	h.srv.OpponentResign(id)
+	h.waitOver(id, 10*time.Second)
+}
+
+// fieldOf returns the value of key in a text log line ("" without it).
+func fieldOf(line, key string) string {
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func TestMatchmaking(t *testing.T) {
