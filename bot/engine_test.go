@@ -322,7 +322,8 @@ func TestBulletWithStockfish(t *testing.T) {
 }
 
 // clockTrail says where a game's time went: each move's cost on its
-// mover's clock, the bot's moves marked with a star.
+// mover's clock, the bot's moves marked with a star (counted from White's
+// first move: games from the starting position).
 func clockTrail(g fakelichess.GameInfo) string {
 	var b strings.Builder
 	b.WriteString("clock per move (bot's starred):")
