@@ -450,7 +450,9 @@ func TestMovePostedWhenTheOverheadExceedsTheClock(t *testing.T) {
 func TestFailedMoveSearchedAgainOnTheSameClock(t *testing.T) {
 	t.Parallel()
 	const latency = 200 * time.Millisecond
-	h := setup(t, fakelichess.Options{Opponent: sparringEngine(50)}, nil)
+	// Pondering off: a ponder hit plays without a search of its own, so
+	// the move whose post fails must have come from a logged search.
+	h := setup(t, fakelichess.Options{Opponent: sparringEngine(50)}, map[string]string{"PONDEROSA_PONDER": "false"})
 	h.srv.SetLatency(latency)
 	h.start()
 	id := h.srv.Challenge(fakelichess.ChallengeSpec{ClockLimit: 30 * time.Second, Color: "black"})
@@ -460,19 +462,27 @@ func TestFailedMoveSearchedAgainOnTheSameClock(t *testing.T) {
 	// client's three retries.
 	h.srv.InjectFault(fakelichess.Fault{Method: "POST", Path: "/api/bot/game/" + id + "/move", Status: 500, Count: 4})
 	h.waitFor("a failed move post", 30*time.Second, func() bool { return h.svc.Snapshot().MoveErrors > 0 })
-	var again string
+	// The search after it is the first one logged after the failure, and
+	// it is for the same ply as the search before the failure.
+	var before, again string
 	h.waitFor("the search after it", 30*time.Second, func() bool {
-		seen := map[string]bool{}
-		for _, l := range strings.Split(h.logs.Grep("msg=search "), "\n") {
-			ply := fieldOf(l, "ply")
-			if seen[ply] {
+		failed := false
+		for _, l := range strings.Split(h.logs.String(), "\n") {
+			switch {
+			case strings.Contains(l, `msg="move not posted"`):
+				failed = true
+			case strings.Contains(l, "msg=search ") && !failed:
+				before = l
+			case strings.Contains(l, "msg=search ") && failed:
 				again = l
 				return true
 			}
-			seen[ply] = true
 		}
 		return false
 	})
+	if fieldOf(before, "ply") != fieldOf(again, "ply") {
+		t.Errorf("the search after the failed post is for another ply:\nbefore: %s\nafter:  %s", before, again)
+	}
 	waited, err := strconv.ParseFloat(fieldOf(again, "waited_ms"), 64)
 	if err != nil {
 		t.Fatalf("search line %q: %v", again, err)
