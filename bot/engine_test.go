@@ -147,6 +147,9 @@ func TestExternalEnginesPlayGames(t *testing.T) {
 			if tc.ponder && snap.PonderHit+snap.PonderMiss == 0 {
 				t.Errorf("no ponder search in %d plies", len(g.Moves))
 			}
+			if n := strings.Count(logs, `msg="ponder hit"`); uint64(n) != snap.PonderHit {
+				t.Errorf("%d ponder hits logged, %d counted", n, snap.PonderHit)
+			}
 			if !strings.Contains(logs, "score=") || strings.Count(logs, "depth=0") > strings.Count(logs, "msg=move ")/2 {
 				t.Errorf("the engine's reports did not reach the move log\n%s", tailLines(logs, "msg=move", 10))
 			}

@@ -285,13 +285,19 @@ func (r *gameRunner) ponderHit(j *searchJob, at time.Time) {
 	j.pondering.Store(false)
 	j.clock, j.inc = r.board.clockOf(r.us)
 	j.received = at
+	pondered := at.Sub(j.started) // on the opponent's time
 	j.started = time.Now()
 	j.handle.PonderHit()
 	if r.svc.sources != nil && j.ctx != nil {
 		r.lookupSources(j.ctx, j, r.board.game.Position())
 	}
-	// The safety net, measured from now, as for a normal search.
-	j.safetyT = time.AfterFunc(r.plan(time.Since(at)).Safety, j.cancel)
+	// The safety net, measured from now, as for a normal search. The debug
+	// line stands for the search line a move searched from scratch logs.
+	waited := time.Since(at)
+	safety := r.plan(waited).Safety
+	r.log.Debug("ponder hit", "ply", j.ply+1, "waited_ms", ms2(waited), "pondered_ms", ms2(pondered),
+		"safety_ms", ms2(safety))
+	j.safetyT = time.AfterFunc(safety, j.cancel)
 	r.svc.stats.count(func(s *stats) { s.ponderHit++ })
 	r.publishPonder(true)
 }
