@@ -28,8 +28,9 @@ func defaultDataPath(env *Env) string {
 // the NNUE trainer. It runs until --games games are played or it is
 // interrupted; a later run appends to the same file.
 func cmdDatagen(ctx context.Context, args []string, env *Env) error {
-	fs := newFlagSet("datagen", "[--out FILE] [--workers N] [--nodes N] [--games N] [--random-plies N] [--seed S] [--evalfile NET | --hce]", env)
+	fs := newFlagSet("datagen", "[--out FILE] [--pack FILE.pack.gz] [--workers N] [--nodes N] [--games N] [--random-plies N] [--seed S] [--evalfile NET | --hce]", env)
 	out := fs.String("out", defaultDataPath(env), "data file to append to (default $"+dataEnv+", else nnue-data/selfplay.bin)")
+	pack := fs.String("pack", "", "also append the games, compactly, to this pack file (ponderosa unpack turns it back into records)")
 	workers := fs.Int("workers", 1, "games played at the same time (one search thread each)")
 	nodes := fs.Uint64("nodes", 5000, "node limit per move")
 	games := fs.Int("games", 0, "stop after this many games (0: until interrupted)")
@@ -48,9 +49,11 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stderr, "ponderosa datagen: --random-plies must be between 0 and 40, got %d\n", *randomPlies)
 		return errUsage
 	}
-	if dir := filepath.Dir(*out); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("datagen: %w", err)
+	for _, p := range []string{*out, *pack} {
+		if dir := filepath.Dir(p); p != "" && dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("datagen: %w", err)
+			}
 		}
 	}
 	// On a terminal the running counts are one line redrawn every second.
@@ -62,7 +65,7 @@ func cmdDatagen(ctx context.Context, args []string, env *Env) error {
 		*every = time.Second
 	}
 	cfg := nnuedata.GenConfig{
-		Path: *out, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
+		Path: *out, PackPath: *pack, Workers: *workers, Nodes: *nodes, RandomPlies: *randomPlies,
 		Games: *games, Seed: *seed, Progress: out2, Every: *every,
 	}
 	// The next network learns from the current one's games: the built-in

@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"cego":        {"play one game as a CEGO revision 1 engine on standard input and output", cmdCEGO},
 	"datagen":     {"self-play games whose quiet positions become NNUE training data", cmdDatagen},
 	"pgndata":     {"turn played games (PGN with search scores, as match writes them) into NNUE training data", cmdPGNData},
+	"unpack":      {"turn datagen's pack files (games) back into NNUE training records", cmdUnpack},
 	"train":       {"train an NNUE on datagen's data and export the quantised network", cmdTrain},
 	"nnuecheck":   {"judge NNUE files without games: evaluation vs the data's search scores, beside the hand-crafted eval", cmdNNUECheck},
 	"history":     {"the games the bot remembers: last games, results by speed and opponent; --backup FILE", cmdHistory},

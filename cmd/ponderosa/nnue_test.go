@@ -189,3 +189,41 @@ func TestPGNData(t *testing.T) {
 		}
 	}
 }
+
+// TestDatagenPackUnpack: datagen --pack keeps the games beside the records;
+// unpack turns the pack back into the same records, byte for byte, and
+// says so when a pack was cut off or is not one.
+func TestDatagenPackUnpack(t *testing.T) {
+	dir := t.TempDir()
+	data, pack := filepath.Join(dir, "d.bin"), filepath.Join(dir, "sub", "d.pack.gz")
+	out, _, err := runCmd(t, "", "datagen", "--out", data, "--pack", pack, "--games", "2", "--workers", "2", "--nodes", "64")
+	if err != nil || !strings.Contains(out, "datagen: done: games 2") {
+		t.Fatalf("datagen --pack: %v\n%s", err, out)
+	}
+	again := filepath.Join(dir, "again.bin")
+	out, _, err = runCmd(t, "", "unpack", "--pack", pack, "--out", again)
+	if err != nil || !strings.Contains(out, pack+": 2 games") {
+		t.Fatalf("unpack: %v\n%s", err, out)
+	}
+	want, _ := os.ReadFile(data)
+	got, _ := os.ReadFile(again)
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Fatalf("unpacked %d bytes, datagen wrote %d different ones", len(got), len(want))
+	}
+	// Cut off inside the second game: the first one's records, a warning.
+	b, _ := os.ReadFile(pack)
+	cut := filepath.Join(dir, "cut.pack.gz")
+	if err := os.WriteFile(cut, b[:len(b)-40], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "", "unpack", "--pack", cut, "--out", filepath.Join(dir, "cut.bin"))
+	if err != nil || !strings.Contains(stderr, "cut off") || !strings.Contains(out, cut+": 1 games") {
+		t.Fatalf("unpack of a cut-off pack: %v\n%s\n%s", err, out, stderr)
+	}
+	if _, _, err := runCmd(t, "", "unpack", "--pack", data, "--out", filepath.Join(dir, "x.bin")); err == nil || !strings.Contains(err.Error(), "invalid pack data") {
+		t.Fatalf("unpack of a data file: %v", err)
+	}
+	if _, _, err := runCmd(t, "", "unpack", "--out", again); err == nil {
+		t.Fatal("unpack without --pack succeeded")
+	}
+}

@@ -31,12 +31,7 @@ func cmdPGNData(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintln(env.Stderr, "ponderosa pgndata: want at least one --pgn FILE and --min-depth >= 0")
 		return errUsage
 	}
-	if dir := filepath.Dir(*out); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("pgndata: %w", err)
-		}
-	}
-	w, err := nnuedata.OpenAppend(*out)
+	w, err := openDataOut(*out)
 	if err != nil {
 		return fmt.Errorf("pgndata: %w", err)
 	}
@@ -58,6 +53,17 @@ func cmdPGNData(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "pgndata: %s: %d records (%d new)\n", *out, w.Records(), w.Records()-before)
 	return ctx.Err()
+}
+
+// openDataOut opens the data file at path for appending, making its
+// folder first.
+func openDataOut(path string) (*nnuedata.Writer, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return nnuedata.OpenAppend(path)
 }
 
 // pgnFileData appends one PGN file's positions to w, reading it through

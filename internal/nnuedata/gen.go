@@ -17,6 +17,7 @@ import (
 // GenConfig configures self-play data generation.
 type GenConfig struct {
 	Path        string        // data file (appended to)
+	PackPath    string        // pack file the games are also appended to ("": none)
 	Workers     int           // games played at the same time, one search thread each
 	Nodes       uint64        // node limit per move
 	RandomPlies int           // random legal moves at the start of each game
@@ -65,6 +66,7 @@ func (s GenStats) String() string {
 type gameOut struct {
 	recs   []Record
 	result uint8
+	pack   PackedGame
 }
 
 // Generate plays self-play games and appends their quiet positions to
@@ -93,6 +95,17 @@ func Generate(ctx context.Context, cfg GenConfig) (GenStats, error) {
 	w, err := OpenAppend(cfg.Path)
 	if err != nil {
 		return GenStats{}, err
+	}
+	var pw *PackWriter
+	if cfg.PackPath != "" {
+		var kept int64
+		if pw, kept, err = OpenPackAppend(cfg.PackPath); err != nil {
+			w.Close()
+			return GenStats{}, err
+		}
+		if kept > 0 && cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "datagen: %s ended cut off; rewrote it with its %d complete games\n", cfg.PackPath, kept)
+		}
 	}
 	start := time.Now()
 	startRecords := w.Records()
@@ -153,6 +166,10 @@ loop:
 			if werr == nil {
 				werr = w.Flush()
 			}
+			if werr == nil && pw != nil {
+				g.pack.Result = g.result
+				werr = pw.Write(&g.pack)
+			}
 			if werr != nil {
 				cancel()
 				continue
@@ -178,6 +195,11 @@ loop:
 	if err := w.Close(); werr == nil {
 		werr = err
 	}
+	if pw != nil {
+		if err := pw.Close(); werr == nil {
+			werr = err
+		}
+	}
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "datagen: done: %v\n", stats)
 	}
@@ -187,34 +209,40 @@ loop:
 // playGame plays one self-play game. ok is false when the game was thrown
 // away (ctx ended, or the random opening was lost already).
 func playGame(ctx context.Context, e *engine.Engine, rng *rand.Rand, cfg GenConfig) (gameOut, bool) {
-	g := board.NewGame(board.StartPosition())
+	start := board.StartPosition()
+	g := board.NewGame(start)
+	pack := PackedGame{Start: start.FEN()}
 	var ml board.MoveList
 	for range cfg.RandomPlies {
 		pos := g.Position()
+		ml.N = 0 // GenerateLegal appends
 		pos.GenerateLegal(&ml)
 		if ml.N == 0 {
 			return gameOut{}, false
 		}
-		if err := g.Play(ml.Moves[rng.IntN(ml.N)]); err != nil {
+		m := ml.Moves[rng.IntN(ml.N)]
+		if err := g.Play(m); err != nil {
 			return gameOut{}, false
 		}
+		pack.Plies = append(pack.Plies, PackedPly{Move: m})
 	}
 	e.NewGame()
 	var recs []Record
+	done := func(result uint8) (gameOut, bool) { return gameOut{recs, result, pack}, true }
 	winStreak, drawStreak := 0, 0
 	lastSign := 0
 	for ply := 0; ; ply++ {
 		if out := g.Outcome(); out.Result != board.Ongoing {
 			switch out.Result {
 			case board.WhiteWins:
-				return gameOut{recs, WhiteWin}, true
+				return done(WhiteWin)
 			case board.BlackWins:
-				return gameOut{recs, BlackWin}, true
+				return done(BlackWin)
 			}
-			return gameOut{recs, DrawGame}, true
+			return done(DrawGame)
 		}
 		if len(g.Moves()) >= cfg.MaxPlies {
-			return gameOut{recs, DrawGame}, true
+			return done(DrawGame)
 		}
 		res := e.Search(ctx, g, engine.Limits{Nodes: cfg.Nodes}, nil)
 		if ctx.Err() != nil || res.Best == board.NoMove {
@@ -229,9 +257,12 @@ func playGame(ctx context.Context, e *engine.Engine, rng *rand.Rand, cfg GenConf
 		if pos.SideToMove() == board.Black {
 			white = -sc
 		}
-		if !pos.InCheck() && !pos.IsCapture(res.Best) && !res.Best.IsPromotion() && !res.Score.IsMate() {
-			recs = append(recs, FromPosition(&pos, int16(max(-maxStoreScore, min(maxStoreScore, white))), DrawGame))
+		pp := PackedPly{Move: res.Best}
+		if recordable(&pos, res.Best) && !res.Score.IsMate() {
+			pp.Record, pp.Score = true, int16(max(-maxStoreScore, min(maxStoreScore, white)))
+			recs = append(recs, FromPosition(&pos, pp.Score, DrawGame))
 		}
+		pack.Plies = append(pack.Plies, pp)
 		// Adjudication, on White's point of view so both sides must agree.
 		sign := 0
 		if white >= resignScore || (res.Score.IsMate() && white > 0) {
@@ -249,14 +280,14 @@ func playGame(ctx context.Context, e *engine.Engine, rng *rand.Rand, cfg GenConf
 		lastSign = sign
 		if winStreak >= resignPlies {
 			if sign > 0 {
-				return gameOut{recs, WhiteWin}, true
+				return done(WhiteWin)
 			}
-			return gameOut{recs, BlackWin}, true
+			return done(BlackWin)
 		}
 		if len(g.Moves()) >= drawAfter && sc >= -drawScore && sc <= drawScore {
 			drawStreak++
 			if drawStreak >= drawPlies {
-				return gameOut{recs, DrawGame}, true
+				return done(DrawGame)
 			}
 		} else {
 			drawStreak = 0
