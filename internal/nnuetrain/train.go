@@ -211,6 +211,12 @@ func (g *grads) reset() {
 	for _, s := range g.g {
 		clear(s)
 	}
+	g.resetStats()
+}
+
+// resetStats zeroes g's sums but not its gradients (which step leaves
+// zero after every batch).
+func (g *grads) resetStats() {
 	g.loss, g.mae, g.maeBal, g.nBal, g.n = 0, 0, 0, 0, 0
 }
 
@@ -304,26 +310,17 @@ func parallel(samples []sample, gs []*grads, f func(t int, g *grads, s *sample))
 }
 
 // run evaluates (and with learn, accumulates gradients of) the samples on
-// cfg.Threads goroutines; it returns the summed loss and the gradient
-// buffers summed into gs[0].
+// len(gs) goroutines; it returns the summed loss. With learn the gradients
+// are left in the threads' buffers (which must be zero beforehand) for
+// step to sum and apply.
 func run(f *nnue.FloatNet, samples []sample, gs []*grads, learn bool) float64 {
 	for _, g := range gs {
-		g.reset()
+		g.resetStats()
 	}
 	parallel(samples, gs, func(_ int, g *grads, s *sample) { accumulate(f, s, g, learn) })
 	loss := 0.0
 	for _, g := range gs {
 		loss += g.loss
-	}
-	if learn {
-		for _, g := range gs[1:] {
-			for k := range g.g {
-				dst := gs[0].g[k]
-				for i, v := range g.g[k] {
-					dst[i] += v
-				}
-			}
-		}
 	}
 	return loss
 }
@@ -344,31 +341,90 @@ func validate(f *nnue.FloatNet, val []sample, gs []*grads, st *EpochStats) {
 
 // adam applies one Adam step with the gradient sum g over n samples.
 // With wd > 0 the weights (FTW and OutW) also shrink by lr·wd of
-// themselves (decoupled weight decay).
+// themselves (decoupled weight decay). It zeroes g.
 func (m *Model) adam(g [4][]float32, n int, lr, wd float64) {
-	const b1, b2, eps = 0.9, 0.999, 1e-8
+	m.step([]*grads{{g: g}}, n, lr, wd)
+}
+
+// adamStep holds the constants of one Adam step.
+type adamStep struct {
+	alpha, inv float32
+	decay      [4]float32
+}
+
+// Adam's moment decays and its guard against division by zero.
+const adamB1, adamB2, adamEps = 0.9, 0.999, 1e-8
+
+// step sums the gradients the threads accumulated in gs over a batch of
+// n samples, applies one Adam step with the sum (see adam) and zeroes the
+// gradients for the next batch. The parameters are shared out among
+// len(gs) goroutines, so this part of a batch scales with the threads as
+// the samples do (done on one goroutine it held a 16-thread run to the
+// speed of a 2-thread one). Every gradient is summed in thread order,
+// gs[0] first, whatever the share: the result is bit for bit that of
+// summing into gs[0] on one goroutine.
+func (m *Model) step(gs []*grads, n int, lr, wd float64) {
 	m.Step++
-	c1 := 1 - math.Pow(b1, float64(m.Step))
-	c2 := 1 - math.Pow(b2, float64(m.Step))
-	alpha := float32(lr * math.Sqrt(c2) / c1)
-	inv := 1 / float32(n)
-	for k, p := range m.params() {
-		mm, vv, gg := m.M[k], m.V[k], g[k]
-		lim := float32(nnue.MaxWeight)
-		decay := float32(1)
-		if k == 0 || k == 2 {
-			decay = float32(1 - lr*wd)
+	c1 := 1 - math.Pow(adamB1, float64(m.Step))
+	c2 := 1 - math.Pow(adamB2, float64(m.Step))
+	a := adamStep{alpha: float32(lr * math.Sqrt(c2) / c1), inv: 1 / float32(n), decay: [4]float32{1, 1, 1, 1}}
+	a.decay[0] = float32(1 - lr*wd)
+	a.decay[2] = a.decay[0]
+	params := m.params()
+	share := func(t, k int) (int, int) {
+		size := len(params[k])
+		per := (size + len(gs) - 1) / len(gs)
+		lo := min(t*per, size)
+		return lo, min(lo+per, size)
+	}
+	if len(gs) == 1 {
+		for k := range params {
+			m.adamRange(&a, k, gs, 0, len(params[k]))
 		}
-		for i := range p {
-			gr := gg[i] * inv
-			mm[i] = b1*mm[i] + (1-b1)*gr
-			vv[i] = b2*vv[i] + (1-b2)*gr*gr
-			w := p[i]*decay - alpha*mm[i]/(float32(math.Sqrt(float64(vv[i])))+eps)
+		return
+	}
+	var wg sync.WaitGroup
+	for t := range gs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range params {
+				lo, hi := share(t, k)
+				m.adamRange(&a, k, gs, lo, hi)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// adamRange does step's work for parameters lo to hi of array k, a block
+// at a time so that the threads' gradients are read while in cache.
+func (m *Model) adamRange(a *adamStep, k int, gs []*grads, lo, hi int) {
+	const block = 1024
+	p, mm, vv := m.params()[k], m.M[k], m.V[k]
+	lim := float32(nnue.MaxWeight)
+	for blo := lo; blo < hi; blo += block {
+		bhi := min(blo+block, hi)
+		sum := gs[0].g[k][blo:bhi]
+		for _, g := range gs[1:] {
+			src := g.g[k][blo:bhi]
+			for i, v := range src {
+				sum[i] += v
+			}
+			clear(src)
+		}
+		for j, gsum := range sum {
+			i := blo + j
+			gr := gsum * a.inv
+			mm[i] = adamB1*mm[i] + (1-adamB1)*gr
+			vv[i] = adamB2*vv[i] + (1-adamB2)*gr*gr
+			w := p[i]*a.decay[k] - a.alpha*mm[i]/(float32(math.Sqrt(float64(vv[i])))+adamEps)
 			if k < 3 {
 				w = min(max(w, -lim), lim)
 			}
 			p[i] = w
 		}
+		clear(sum)
 	}
 }
 
@@ -453,7 +509,7 @@ func Train(ctx context.Context, cfg Config) (*Model, []EpochStats, error) {
 				b := chunk[lo:min(lo+cfg.BatchSize, len(chunk))]
 				trainLoss += run(m.Net, b, gs, true)
 				n += len(b)
-				m.adam(gs[0].g, len(b), lr, cfg.WeightDecay)
+				m.step(gs, len(b), lr, cfg.WeightDecay)
 				if now := time.Now(); now.Sub(last) >= cfg.Every {
 					last = now
 					of := ""
