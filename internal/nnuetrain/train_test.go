@@ -316,6 +316,20 @@ func TestInitFromNetwork(t *testing.T) {
 	}
 }
 
+// trainingSamples returns the samples one epoch of cfg (completed with
+// its defaults) trains on, in the order of a shuffle seeded (1, 1).
+func trainingSamples(tb testing.TB, cfg Config) []sample {
+	cfg.defaults()
+	var samples []sample
+	if err := streamChunks(cfg, rand.New(rand.NewPCG(1, 1)), func(c []sample) error {
+		samples = append(samples, c...)
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return samples
+}
+
 // TestGradient checks accumulate's gradient against central differences of
 // the loss, for weights of every kind, with several output buckets (the
 // gradient must reach the layer of the sample's bucket and no other).
@@ -323,15 +337,7 @@ func TestGradient(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "synthetic.bin")
 	syntheticData(t, data, 40)
-	cfg := Config{Data: data, Mirror: false, ValEvery: 1000, Lambda: 0.3, Scale: 200}
-	cfg.defaults()
-	var samples []sample
-	if err := streamChunks(cfg, rand.New(rand.NewPCG(1, 1)), func(c []sample) error {
-		samples = append(samples, c...)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	samples := trainingSamples(t, Config{Data: data, Mirror: false, ValEvery: 1000, Lambda: 0.3, Scale: 200})
 	m := NewModel(16, 4, 200, 5)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range m.Net.OutB {
@@ -552,15 +558,7 @@ func BenchmarkBatch(b *testing.B) {
 	const h = 512
 	data := filepath.Join(b.TempDir(), "synthetic.bin")
 	syntheticData(b, data, 1100)
-	cfg := Config{Data: data, Mirror: false, ValEvery: 1 << 20, Hidden: h}
-	cfg.defaults()
-	var samples []sample
-	if err := streamChunks(cfg, rand.New(rand.NewPCG(1, 1)), func(c []sample) error {
-		samples = append(samples, c...)
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	samples := trainingSamples(b, Config{Data: data, Mirror: false, ValEvery: 1 << 20, Hidden: h})
 	if len(samples) < 1024 {
 		b.Fatalf("%d samples, want 1024", len(samples))
 	}
