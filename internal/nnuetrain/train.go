@@ -371,26 +371,16 @@ func (m *Model) step(gs []*grads, n int, lr, wd float64) {
 	a.decay[0] = float32(1 - lr*wd)
 	a.decay[2] = a.decay[0]
 	params := m.params()
-	share := func(t, k int) (int, int) {
-		size := len(params[k])
-		per := (size + len(gs) - 1) / len(gs)
-		lo := min(t*per, size)
-		return lo, min(lo+per, size)
-	}
-	if len(gs) == 1 {
-		for k := range params {
-			m.adamRange(&a, k, gs, 0, len(params[k]))
-		}
-		return
-	}
 	var wg sync.WaitGroup
 	for t := range gs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range params {
-				lo, hi := share(t, k)
-				m.adamRange(&a, k, gs, lo, hi)
+				size := len(params[k])
+				per := (size + len(gs) - 1) / len(gs)
+				lo := min(t*per, size)
+				m.adamRange(&a, k, gs, lo, min(lo+per, size))
 			}
 		}()
 	}
