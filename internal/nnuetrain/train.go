@@ -339,13 +339,6 @@ func validate(f *nnue.FloatNet, val []sample, gs []*grads, st *EpochStats) {
 	}
 }
 
-// adam applies one Adam step with the gradient sum g over n samples.
-// With wd > 0 the weights (FTW and OutW) also shrink by lr·wd of
-// themselves (decoupled weight decay). It zeroes g.
-func (m *Model) adam(g [4][]float32, n int, lr, wd float64) {
-	m.step([]*grads{{g: g}}, n, lr, wd)
-}
-
 // adamStep holds the constants of one Adam step.
 type adamStep struct {
 	alpha, inv float32
@@ -356,8 +349,9 @@ type adamStep struct {
 const adamB1, adamB2, adamEps = 0.9, 0.999, 1e-8
 
 // step sums the gradients the threads accumulated in gs over a batch of
-// n samples, applies one Adam step with the sum (see adam) and zeroes the
-// gradients for the next batch. The parameters are shared out among
+// n samples, applies one Adam step with the sum and zeroes the gradients
+// for the next batch. With wd > 0 the weights (FTW and OutW) also shrink
+// by lr·wd of themselves (decoupled weight decay). The parameters are shared out among
 // len(gs) goroutines, so this part of a batch scales with the threads as
 // the samples do (done on one goroutine it held a 16-thread run to the
 // speed of a 2-thread one). Every gradient is summed in thread order,

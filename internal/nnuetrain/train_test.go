@@ -199,7 +199,7 @@ func TestWeightDecay(t *testing.T) {
 	m := NewModel(16, 1, 400, 1)
 	ftw, ftb, outw, outb := m.Net.FTW[5], m.Net.FTB[3], m.Net.OutW[7], m.Net.OutB[0]
 	g := newGrads(16, 1)
-	m.adam(g.g, 1, 0.01, 2)
+	m.step([]*grads{g}, 1, 0.01, 2)
 	if got, want := m.Net.FTW[5], ftw*(1-0.02); math.Abs(float64(got-want)) > 1e-7 {
 		t.Errorf("feature weight %v, want %v", got, want)
 	}
@@ -529,7 +529,7 @@ func TestStepSharesOutBitForBit(t *testing.T) {
 			}
 		}
 		shared.step(gs, 100, 0.001, 0.01)
-		single.adam(sum.g, 100, 0.001, 0.01)
+		single.step([]*grads{sum}, 100, 0.001, 0.01)
 		for ti, g := range append(gs, sum) {
 			for k := range g.g {
 				if i := slices.IndexFunc(g.g[k], func(v float32) bool { return v != 0 }); i >= 0 {
