@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 	"github.com/ponderosa-chess/ponderosa/internal/progress"
 	"github.com/ponderosa-chess/ponderosa/uci/match"
 )
@@ -122,6 +123,19 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		}
 		cfg.Openings = ops
 	}
+	if *pgnPath != "" {
+		// Locked before --resume reads it: a second match on the same
+		// record would play the same pairs again and interleave its games.
+		f, err := filelock.OpenLocked(*pgnPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if errors.Is(err, filelock.ErrLocked) {
+			return fmt.Errorf("match: --pgn %w", err)
+		}
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		defer f.Close()
+		cfg.PGN = f
+	}
 	if *resume {
 		r, err := readResume(*pgnPath, names, *shuffle, givenSeed, tc, cfg.Openings)
 		if err != nil {
@@ -134,14 +148,6 @@ func cmdMatch(ctx context.Context, args []string, env *Env) error {
 		} else {
 			fmt.Fprintf(env.Stdout, "No games in %s yet: the match starts at round 1\n", *pgnPath)
 		}
-	}
-	if *pgnPath != "" {
-		f, err := os.OpenFile(*pgnPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("match: %w", err)
-		}
-		defer f.Close()
-		cfg.PGN = f
 	}
 	if *logProto {
 		cfg.Log = func(engine, dir, line string) { fmt.Fprintf(env.Stderr, "%s %s %s\n", engine, dir, line) }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 	"github.com/ponderosa-chess/ponderosa/internal/testbin"
 )
 
@@ -90,6 +92,19 @@ func TestMatchResume(t *testing.T) {
 		if n := strings.Count(string(data), fmt.Sprintf("[Round %q]", fmt.Sprint(r))); n != 1 {
 			t.Errorf("round %d is in the PGN %d times", r, n)
 		}
+	}
+	// A second match on a record that one is writing is refused before it
+	// plays: it would replay the same pairs and interleave its games.
+	held, err := filelock.OpenLocked(pgn, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "", args("6")...); !errors.Is(err, filelock.ErrLocked) || !strings.Contains(err.Error(), "--pgn "+pgn) {
+		t.Errorf("a match on a PGN another holds: %v, want ErrLocked naming --pgn", err)
+	}
+	held.Close()
+	if again, err := os.ReadFile(pgn); err != nil || string(again) != string(data) {
+		t.Errorf("the refused match changed the PGN (%v)", err)
 	}
 	// Another seed shuffles other openings: not this match.
 	bad := args("6")

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 )
 
 // Writer appends records to a data file.
@@ -19,8 +21,11 @@ type Writer struct {
 // OpenAppend opens (or creates) the data file at path for appending. A
 // partial record at the end — left by a run killed in the middle of a
 // write — is cut off first, so a run can stop at any time and go on later.
+// The file stays locked until the Writer is closed: a second run on it
+// gets an error wrapping filelock.ErrLocked instead of writing over this
+// one's records.
 func OpenAppend(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := filelock.OpenLocked(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}

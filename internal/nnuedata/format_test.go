@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 	"github.com/ponderosa-chess/ponderosa/internal/testpos"
 )
 
@@ -142,6 +143,30 @@ func TestAppendResumes(t *testing.T) {
 			t.Fatalf("record %d differs", i)
 		}
 	}
+}
+
+// Two runs on one data file would write over each other's records: the
+// second is refused while the first writer is open, and let in after.
+func TestAppendLocksTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "selfplay.bin")
+	w, err := OpenAppend(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2, err := OpenAppend(path); !errors.Is(err, filelock.ErrLocked) {
+		if w2 != nil {
+			w2.Close()
+		}
+		t.Fatalf("second OpenAppend: %v, want ErrLocked", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err = OpenAppend(path)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	w.Close()
 }
 
 func TestReaderEOF(t *testing.T) {

@@ -44,6 +44,7 @@ import (
 	"slices"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 )
 
 // MaxPackPlies bounds a packed game's length (a reader refuses longer ones).
@@ -321,14 +322,24 @@ type PackWriter struct {
 // A file whose last run was killed ends in a cut-off gzip member, after
 // which nothing appended could be read; such a file is first rewritten
 // with its complete games (kept says how many; the cut-off game is lost).
+// The file stays locked until the PackWriter is closed, as OpenAppend's.
 func OpenPackAppend(path string) (w *PackWriter, kept int64, err error) {
-	kept, err = repairPack(path)
+	const flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	f, err := filelock.OpenLocked(path, flag, 0o644)
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	kept, rewritten, err := repairPack(path)
 	if err != nil {
+		f.Close()
 		return nil, 0, err
+	}
+	if rewritten {
+		// The repair renamed a new file over the locked one: lock that.
+		f.Close()
+		if f, err = filelock.OpenLocked(path, flag, 0o644); err != nil {
+			return nil, 0, err
+		}
 	}
 	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
 	if err != nil {
@@ -339,20 +350,20 @@ func OpenPackAppend(path string) (w *PackWriter, kept int64, err error) {
 }
 
 // repairPack checks the pack file at path and, when it ends cut off,
-// rewrites it with its complete games. It returns how many games it kept
-// in a rewritten file (0 when the file was whole or absent). Invalid data
-// is an error: the file is left as it is.
-func repairPack(path string) (int64, error) {
+// rewrites it with its complete games: it reports whether it did and how
+// many games the new file keeps. Invalid data is an error: the file is
+// left as it is.
+func repairPack(path string) (kept int64, rewritten bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || st.Size() == 0 {
-		return 0, err
+		return 0, false, err
 	}
 	var games []PackedGame
 	var perr error
@@ -368,34 +379,34 @@ func repairPack(path string) (int64, error) {
 		}
 	}
 	if perr == io.EOF {
-		return 0, nil
+		return 0, false, nil
 	}
 	if !errors.Is(perr, ErrPackTruncated) {
-		return 0, fmt.Errorf("%s: %w", path, perr)
+		return 0, false, fmt.Errorf("%s: %w", path, perr)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".repair-*")
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer os.Remove(tmp.Name())
 	w := &PackWriter{f: tmp}
 	if w.zw, err = gzip.NewWriterLevel(tmp, gzip.BestCompression); err != nil {
 		tmp.Close()
-		return 0, err
+		return 0, false, err
 	}
 	for i := range games {
 		if err := w.Write(&games[i]); err != nil {
 			w.Close()
-			return 0, err
+			return 0, false, err
 		}
 	}
 	if err := w.Close(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return int64(len(games)), nil
+	return int64(len(games)), true, nil
 }
 
 // Write appends one game and flushes it, so a run killed after it keeps it

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/filelock"
 )
 
 // packGame builds a packed game from a FEN and UCI moves; scores[i] != 0
@@ -154,6 +155,10 @@ func TestPackRecoversACutOffFile(t *testing.T) {
 	w, kept, err := OpenPackAppend(path)
 	if err != nil || kept != 3 {
 		t.Fatalf("reopen: kept %d, %v", kept, err)
+	}
+	// The repair put a new file at path; the writer holds its lock.
+	if _, _, err := OpenPackAppend(path); !errors.Is(err, filelock.ErrLocked) {
+		t.Fatalf("a second writer on the repaired file: %v, want ErrLocked", err)
 	}
 	if err := w.Write(&g); err != nil {
 		t.Fatal(err)
