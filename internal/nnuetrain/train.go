@@ -192,6 +192,7 @@ func modelOf(f *nnue.FloatNet) *Model {
 type grads struct {
 	g    [4][]float32
 	acc  [2][]float32
+	add  vecAdd // dst += src: addVec, or in tests addGo
 	loss float64
 	// Without learn: Σ |y·scale − score| in centipawns over all samples
 	// and over those with |score| ≤ BalancedScore (nBal of them).
@@ -204,6 +205,7 @@ func newGrads(h, b int) *grads {
 	return &grads{
 		g:   [4][]float32{make([]float32, nnue.Inputs*h), make([]float32, h), make([]float32, 2*h*b), make([]float32, b)},
 		acc: [2][]float32{make([]float32, h), make([]float32, h)},
+		add: addVec,
 	}
 }
 
@@ -231,10 +233,7 @@ func forward(f *nnue.FloatNet, s *sample, g *grads) (float32, int) {
 		acc := g.acc[side][:h]
 		copy(acc, f.FTB)
 		for _, ft := range s.feats[side][:s.n] {
-			w := f.FTW[int(ft)*h : int(ft)*h+h]
-			for j := range acc {
-				acc[j] += w[j]
-			}
+			g.add(acc, f.FTW[int(ft)*h:int(ft)*h+h])
 		}
 		ow := ow[side*h : side*h+h]
 		for j, a := range acc {
@@ -281,10 +280,7 @@ func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
 			}
 		}
 		for _, ft := range s.feats[side][:s.n] {
-			gw := g.g[0][int(ft)*h : int(ft)*h+h]
-			for j, da := range acc {
-				gw[j] += da
-			}
+			g.add(g.g[0][int(ft)*h:int(ft)*h+h], acc)
 		}
 	}
 }
@@ -392,9 +388,7 @@ func (m *Model) adamRange(a *adamStep, k int, gs []*grads, lo, hi int) {
 		sum := gs[0].g[k][blo:bhi]
 		for _, g := range gs[1:] {
 			src := g.g[k][blo:bhi]
-			for i, v := range src {
-				sum[i] += v
-			}
+			gs[0].add(sum, src)
 			clear(src)
 		}
 		for j, gsum := range sum {

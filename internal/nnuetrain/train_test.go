@@ -553,7 +553,9 @@ func TestStepSharesOutBitForBit(t *testing.T) {
 // 512 hidden units with GOMAXPROCS threads (run -cpu 2,4,8,16 to see it
 // scale): the threads' gradients (run) and then Adam's step, either shared
 // out among the threads (step, what Train does) or on one goroutine after
-// summing the threads' gradients there (how Train did it before).
+// summing the threads' gradients there (how Train did it before), with the
+// vector kernel Train uses (kernel=simd: AVX where the CPU has it) or the
+// pure-Go one (kernel=go).
 func BenchmarkBatch(b *testing.B) {
 	const h = 512
 	data := filepath.Join(b.TempDir(), "synthetic.bin")
@@ -563,30 +565,34 @@ func BenchmarkBatch(b *testing.B) {
 		b.Fatalf("%d samples, want 1024", len(samples))
 	}
 	samples = samples[:1024]
-	for _, shared := range []bool{true, false} {
-		b.Run(map[bool]string{true: "step=shared", false: "step=one-goroutine"}[shared], func(b *testing.B) {
-			m := NewModel(h, 1, 400, 1)
-			gs := make([]*grads, runtime.GOMAXPROCS(0))
-			for i := range gs {
-				gs[i] = newGrads(h, 1)
-			}
-			for b.Loop() {
-				run(m.Net, samples, gs, true)
-				if shared {
-					m.step(gs, len(samples), 1e-4, 0)
-					continue
-				}
-				for _, g := range gs[1:] {
-					for k := range g.g {
-						for i, v := range g.g[k] {
-							gs[0].g[k][i] += v
-						}
-						clear(g.g[k])
+	for _, kernel := range []string{"simd", "go"} {
+		for _, shared := range []bool{true, false} {
+			name := "kernel=" + kernel + "/" + map[bool]string{true: "step=shared", false: "step=one-goroutine"}[shared]
+			b.Run(name, func(b *testing.B) {
+				m := NewModel(h, 1, 400, 1)
+				gs := make([]*grads, runtime.GOMAXPROCS(0))
+				for i := range gs {
+					gs[i] = newGrads(h, 1)
+					if kernel == "go" {
+						gs[i].add = addGo
 					}
 				}
-				m.step(gs[:1], len(samples), 1e-4, 0)
-			}
-			b.ReportMetric(float64(b.N*len(samples))/b.Elapsed().Seconds(), "pos/s")
-		})
+				for b.Loop() {
+					run(m.Net, samples, gs, true)
+					if shared {
+						m.step(gs, len(samples), 1e-4, 0)
+						continue
+					}
+					for _, g := range gs[1:] {
+						for k := range g.g {
+							gs[0].add(gs[0].g[k], g.g[k])
+							clear(g.g[k])
+						}
+					}
+					m.step(gs[:1], len(samples), 1e-4, 0)
+				}
+				b.ReportMetric(float64(b.N*len(samples))/b.Elapsed().Seconds(), "pos/s")
+			})
+		}
 	}
 }

@@ -1,0 +1,67 @@
+package nnuetrain
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// The SIMD kernel gives the pure-Go kernel's bits on every length (the
+// tail past the last multiple of 16 included) and every kind of float.
+func TestAddKernelsBitForBit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, math.MaxFloat32, -math.MaxFloat32, 1e-7, 3}
+	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 48, 100, 512, 528, 2048} {
+		dst := make([]float32, n)
+		src := make([]float32, n+5) // longer than dst: only dst's length is added
+		for i := range dst {
+			dst[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
+			src[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
+			if rng.IntN(8) == 0 {
+				dst[i] = special[rng.IntN(len(special))]
+				src[i] = special[rng.IntN(len(special))]
+			}
+		}
+		want := append([]float32(nil), dst...)
+		got := append([]float32(nil), dst...)
+		addGo(want, src)
+		addSIMD(got, src)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d: [%d] %v + %v: SIMD %v, Go %v", n, i, dst[i], src[i], got[i], want[i])
+			}
+		}
+	}
+}
+
+// A batch's gradients and loss with the kernel Train uses are bit for bit
+// those of the pure-Go kernel, so a network does not depend on the CPU.
+func TestGradientsSameWithEitherKernel(t *testing.T) {
+	const h = 48 // three 16-float blocks
+	data := filepath.Join(t.TempDir(), "synthetic.bin")
+	syntheticData(t, data, 300)
+	samples := trainingSamples(t, Config{Data: data, Mirror: true, ValEvery: 1 << 20, Hidden: h})
+	m := NewModel(h, 2, 400, 3)
+	simd, pure := newGrads(h, 2), newGrads(h, 2)
+	simd.add, pure.add = addSIMD, addGo
+	lossS := run(m.Net, samples, []*grads{simd}, true)
+	lossP := run(m.Net, samples, []*grads{pure}, true)
+	if lossS != lossP {
+		t.Errorf("loss %v with SIMD, %v without", lossS, lossP)
+	}
+	nonzero := 0
+	for k := range simd.g {
+		for i := range simd.g[k] {
+			if math.Float32bits(simd.g[k][i]) != math.Float32bits(pure.g[k][i]) {
+				t.Fatalf("gradient %d[%d]: %v with SIMD, %v without", k, i, simd.g[k][i], pure.g[k][i])
+			}
+			if simd.g[k][i] != 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero < 1000 {
+		t.Errorf("only %d gradients are not zero: the test compares too little", nonzero)
+	}
+}
