@@ -5,8 +5,22 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func addAVX(dst, src *float32, n int)
 
-// addSIMD is addGo with AVX: 16 floats a loop, the tail (len(dst) not a
-// multiple of 16) in Go.
+//go:noescape
+func backAVX(acc, ow, gow, gb *float32, gy float32, n int)
+
+// simdKernels does with AVX what goKernels does, 16 floats a loop (8 in
+// back), the tail past the last whole block in Go.
+var simdKernels = &kernels{add: addSIMD, back: backSIMD}
+
+// trainKernels is the set Train uses: AVX2 where the CPU and the operating
+// system support it (fixed at start-up), pure Go otherwise.
+var trainKernels = func() *kernels {
+	if cpu.X86.HasAVX2 { // AVX2 for VBROADCASTSS from a register
+		return simdKernels
+	}
+	return goKernels
+}()
+
 func addSIMD(dst, src []float32) {
 	n := len(dst) &^ 15
 	if n > 0 {
@@ -18,11 +32,13 @@ func addSIMD(dst, src []float32) {
 	}
 }
 
-// addVec is the kernel Train uses: AVX where the CPU and the operating
-// system support it (fixed at start-up), the pure-Go loop otherwise.
-var addVec vecAdd = func() vecAdd {
-	if cpu.X86.HasAVX {
-		return addSIMD
+func backSIMD(acc, ow, gow, gb []float32, gy float32) {
+	n := len(acc) &^ 7
+	if n > 0 {
+		_, _, _ = ow[n-1], gow[n-1], gb[n-1]
+		backAVX(&acc[0], &ow[0], &gow[0], &gb[0], gy, n)
 	}
-	return addGo
-}()
+	if n < len(acc) {
+		backGo(acc[n:], ow[n:], gow[n:], gb[n:], gy)
+	}
+}

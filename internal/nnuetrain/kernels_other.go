@@ -2,8 +2,6 @@
 
 package nnuetrain
 
-// addVec is the pure-Go kernel where there is no assembly one.
-var addVec vecAdd = addGo
-
-// addSIMD is addGo here (tests compare the two on every platform).
-func addSIMD(dst, src []float32) { addGo(dst, src) }
+// Without assembly kernels the SIMD set is the Go set (tests compare the
+// two on every platform) and Train uses it.
+var simdKernels, trainKernels = goKernels, goKernels

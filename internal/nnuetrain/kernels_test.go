@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -25,11 +26,46 @@ func TestAddKernelsBitForBit(t *testing.T) {
 		}
 		want := append([]float32(nil), dst...)
 		got := append([]float32(nil), dst...)
-		addGo(want, src)
-		addSIMD(got, src)
+		goKernels.add(want, src)
+		simdKernels.add(got, src)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("n=%d: [%d] %v + %v: SIMD %v, Go %v", n, i, dst[i], src[i], got[i], want[i])
+			}
+		}
+	}
+}
+
+// backSIMD gives backGo's bits on every length, for activations below,
+// inside and above the unclipped range and on its edges.
+func TestBackKernelBitForBit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	edges := []float32{0, float32(math.Copysign(0, -1)), 1, 1e-40, 0.99999994, 1.0000001, -1e-40}
+	randf := func() float32 { return float32(rng.NormFloat64()) }
+	for _, n := range []int{1, 7, 8, 9, 16, 31, 64, 100, 512} {
+		acc := make([]float32, n)
+		ow, gow, gb := make([]float32, n+3), make([]float32, n+3), make([]float32, n+3)
+		for j := range acc {
+			acc[j] = randf()*0.7 + 0.5
+			if rng.IntN(6) == 0 {
+				acc[j] = edges[rng.IntN(len(edges))]
+			}
+			ow[j], gow[j], gb[j] = randf(), randf(), randf()
+			if rng.IntN(8) == 0 {
+				gb[j] = float32(math.Copysign(0, -1)) // kept as -0 where the unit is clipped
+			}
+		}
+		for _, gy := range []float32{randf(), 1e-30, -3} {
+			a1, a2 := slices.Clone(acc), slices.Clone(acc)
+			gow1, gow2, gb1, gb2 := slices.Clone(gow), slices.Clone(gow), slices.Clone(gb), slices.Clone(gb)
+			goKernels.back(a1, ow, gow1, gb1, gy)
+			simdKernels.back(a2, ow, gow2, gb2, gy)
+			for name, p := range map[string][2][]float32{"acc": {a1, a2}, "gow": {gow1, gow2}, "gb": {gb1, gb2}} {
+				for j := range p[0] {
+					if math.Float32bits(p[0][j]) != math.Float32bits(p[1][j]) {
+						t.Fatalf("n=%d gy=%v: %s[%d] (a=%v): Go %v, SIMD %v", n, gy, name, j, acc[min(j, n-1)], p[0][j], p[1][j])
+					}
+				}
 			}
 		}
 	}
@@ -44,7 +80,7 @@ func TestGradientsSameWithEitherKernel(t *testing.T) {
 	samples := trainingSamples(t, Config{Data: data, Mirror: true, ValEvery: 1 << 20, Hidden: h})
 	m := NewModel(h, 2, 400, 3)
 	simd, pure := newGrads(h, 2), newGrads(h, 2)
-	simd.add, pure.add = addSIMD, addGo
+	simd.k, pure.k = simdKernels, goKernels
 	lossS := run(m.Net, samples, []*grads{simd}, true)
 	lossP := run(m.Net, samples, []*grads{pure}, true)
 	if lossS != lossP {

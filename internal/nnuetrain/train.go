@@ -192,7 +192,7 @@ func modelOf(f *nnue.FloatNet) *Model {
 type grads struct {
 	g    [4][]float32
 	acc  [2][]float32
-	add  vecAdd // dst += src: addVec, or in tests addGo
+	k    *kernels // trainKernels, or in tests another set
 	loss float64
 	// Without learn: Σ |y·scale − score| in centipawns over all samples
 	// and over those with |score| ≤ BalancedScore (nBal of them).
@@ -205,7 +205,7 @@ func newGrads(h, b int) *grads {
 	return &grads{
 		g:   [4][]float32{make([]float32, nnue.Inputs*h), make([]float32, h), make([]float32, 2*h*b), make([]float32, b)},
 		acc: [2][]float32{make([]float32, h), make([]float32, h)},
-		add: addVec,
+		k:   trainKernels,
 	}
 }
 
@@ -233,7 +233,7 @@ func forward(f *nnue.FloatNet, s *sample, g *grads) (float32, int) {
 		acc := g.acc[side][:h]
 		copy(acc, f.FTB)
 		for _, ft := range s.feats[side][:s.n] {
-			g.add(acc, f.FTW[int(ft)*h:int(ft)*h+h])
+			g.k.add(acc, f.FTW[int(ft)*h:int(ft)*h+h])
 		}
 		ow := ow[side*h : side*h+h]
 		for j, a := range acc {
@@ -268,19 +268,9 @@ func accumulate(f *nnue.FloatNet, s *sample, g *grads, learn bool) {
 		acc := g.acc[side][:h]
 		ow := ow[side*h : side*h+h]
 		gow := gout[side*h : side*h+h]
-		gb := g.g[1][:h]
-		for j, a := range acc {
-			gow[j] += gy * nnue.SCReLU(a)
-			if a > 0 && a < 1 {
-				da := gy * ow[j] * 2 * a
-				acc[j] = da
-				gb[j] += da
-			} else {
-				acc[j] = 0
-			}
-		}
+		g.k.back(acc, ow, gow, g.g[1][:h], gy)
 		for _, ft := range s.feats[side][:s.n] {
-			g.add(g.g[0][int(ft)*h:int(ft)*h+h], acc)
+			g.k.add(g.g[0][int(ft)*h:int(ft)*h+h], acc)
 		}
 	}
 }
@@ -388,7 +378,7 @@ func (m *Model) adamRange(a *adamStep, k int, gs []*grads, lo, hi int) {
 		sum := gs[0].g[k][blo:bhi]
 		for _, g := range gs[1:] {
 			src := g.g[k][blo:bhi]
-			gs[0].add(sum, src)
+			gs[0].k.add(sum, src)
 			clear(src)
 		}
 		for j, gsum := range sum {

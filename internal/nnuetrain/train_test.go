@@ -574,7 +574,7 @@ func BenchmarkBatch(b *testing.B) {
 				for i := range gs {
 					gs[i] = newGrads(h, 1)
 					if kernel == "go" {
-						gs[i].add = addGo
+						gs[i].k = goKernels
 					}
 				}
 				for b.Loop() {
@@ -585,7 +585,7 @@ func BenchmarkBatch(b *testing.B) {
 					}
 					for _, g := range gs[1:] {
 						for k := range g.g {
-							gs[0].add(gs[0].g[k], g.g[k])
+							gs[0].k.add(gs[0].g[k], g.g[k])
 							clear(g.g[k])
 						}
 					}
