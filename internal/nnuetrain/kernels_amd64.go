@@ -8,14 +8,20 @@ func addAVX(dst, src *float32, n int)
 //go:noescape
 func backAVX(acc, ow, gow, gb *float32, gy float32, n int)
 
-// simdKernels does with AVX what goKernels does, 16 floats a loop (8 in
-// back), the tail past the last whole block in Go.
-var simdKernels = &kernels{add: addSIMD, back: backSIMD}
+// simdKernels does with AVX2 what goKernels does, 16 floats a loop (8 in
+// back), the tail past the last whole block in Go; nil where the CPU or
+// the operating system lacks AVX2 (backAVX broadcasts from a register).
+var simdKernels = func() *kernels {
+	if cpu.X86.HasAVX2 {
+		return &kernels{add: addSIMD, back: backSIMD}
+	}
+	return nil
+}()
 
-// trainKernels is the set Train uses: AVX2 where the CPU and the operating
-// system support it (fixed at start-up), pure Go otherwise.
+// trainKernels is the set Train uses: simdKernels where there are any
+// (fixed at start-up), pure Go otherwise.
 var trainKernels = func() *kernels {
-	if cpu.X86.HasAVX2 { // AVX2 for VBROADCASTSS from a register
+	if simdKernels != nil {
 		return simdKernels
 	}
 	return goKernels

@@ -2,6 +2,9 @@
 
 package nnuetrain
 
-// Without assembly kernels the SIMD set is the Go set (tests compare the
-// two on every platform) and Train uses it.
-var simdKernels, trainKernels = goKernels, goKernels
+// Without assembly kernels there is no SIMD set (the tests that compare it
+// skip) and Train uses the Go set.
+var (
+	simdKernels  *kernels
+	trainKernels = goKernels
+)

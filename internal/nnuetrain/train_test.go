@@ -566,6 +566,9 @@ func BenchmarkBatch(b *testing.B) {
 	}
 	samples = samples[:1024]
 	for _, kernel := range []string{"simd", "go"} {
+		if kernel == "simd" && simdKernels == nil {
+			continue
+		}
 		for _, shared := range []bool{true, false} {
 			name := "kernel=" + kernel + "/" + map[bool]string{true: "step=shared", false: "step=one-goroutine"}[shared]
 			b.Run(name, func(b *testing.B) {
