@@ -1,0 +1,63 @@
+package doccheck
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestRepositoryLinks checks the repository's own Markdown.
+func TestRepositoryLinks(t *testing.T) {
+	problems, err := CheckDir("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+func TestAnchors(t *testing.T) {
+	text := "# Ponderosa\n## Move sources: tablebase, cloud eval\n### NNUE\n```\n# not a heading\n```\n" +
+		"### NNUE\n## The export's rounding shift (2026-11-29)\n#### `train --init` and [links](x.md)\n#nope\n"
+	got := Anchors(text)
+	for _, want := range []string{"ponderosa", "move-sources-tablebase-cloud-eval", "nnue", "nnue-1",
+		"the-exports-rounding-shift-2026-11-29", "train---init-and-links"} {
+		if !got[want] {
+			t.Errorf("no anchor %q in %v", want, got)
+		}
+	}
+	if got["not-a-heading"] || got["nope"] || len(got) != 6 {
+		t.Errorf("anchors %v: want exactly the six headings", got)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	fsys := fstest.MapFS{
+		"README.md": {Data: []byte("# Top\n## Usage\n[ok](#usage) [bad](#nothing) [doc](docs/a.md#part)\n" +
+			"[gone](docs/b.md) [dir](docs/) [web](https://example.org/x#y) `[code](nowhere.md)`\n" +
+			"```\n[fenced](nowhere.md)\n```\n[part missing](docs/a.md#other) [abs](/etc/passwd) [img](docs/p.png#x)\n")},
+		"docs/a.md":      {Data: []byte("## Part\n[back](../README.md#top)\n")},
+		"docs/p.png":     {Data: []byte{0x89}},
+		".hidden/x.md":   {Data: []byte("[bad](nowhere.md)\n")},
+		"docs/other.txt": {Data: []byte("[bad](nowhere.md)\n")},
+	}
+	problems, err := Check(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	want := []string{
+		"README.md:3: #nothing: no heading with that anchor in README.md",
+		"README.md:4: docs/b.md: no such file or directory",
+		"README.md:8: docs/a.md#other: no heading with that anchor in docs/a.md",
+		"README.md:8: /etc/passwd: absolute path: not portable to a clone or a forge",
+		"README.md:8: docs/p.png#x: anchor into a file that is not Markdown",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
