@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -123,6 +122,18 @@ type Link struct {
 // Links returns the inline links of a Markdown text, outside code.
 func Links(text string) []Link {
 	var out []Link
+	outsideCode(text, func(n int, line string) {
+		line = inlineCode.ReplaceAllString(line, "")
+		for _, m := range link.FindAllStringSubmatch(line, -1) {
+			out = append(out, Link{Line: n, Target: strings.Trim(m[1], "<>")})
+		}
+	})
+	return out
+}
+
+// outsideCode calls f with each line of text (numbered from 1) that is
+// not inside a fenced code block, nor a fence itself.
+func outsideCode(text string, f func(n int, line string)) {
 	fenced := false
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(nil, 1<<20)
@@ -132,15 +143,10 @@ func Links(text string) []Link {
 			fenced = !fenced
 			continue
 		}
-		if fenced {
-			continue
-		}
-		line = inlineCode.ReplaceAllString(line, "")
-		for _, m := range link.FindAllStringSubmatch(line, -1) {
-			out = append(out, Link{Line: n, Target: strings.Trim(m[1], "<>")})
+		if !fenced {
+			f(n, line)
 		}
 	}
-	return out
 }
 
 // Anchors returns the anchors a forge such as GitHub gives the headings of a
@@ -150,21 +156,13 @@ func Links(text string) []Link {
 func Anchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	fenced := false
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || !strings.HasPrefix(line, "#") {
-			continue
+	outsideCode(text, func(_ int, line string) {
+		if !strings.HasPrefix(line, "#") {
+			return
 		}
 		title := strings.TrimLeft(line, "#")
 		if len(line)-len(title) > 6 || (title != "" && title[0] != ' ') {
-			continue
+			return
 		}
 		title = link.ReplaceAllString(strings.TrimSpace(title), "]")
 		var b strings.Builder
@@ -183,9 +181,6 @@ func Anchors(text string) map[string]bool {
 			out[slug] = true
 		}
 		seen[slug]++
-	}
+	})
 	return out
 }
-
-// CheckDir is Check on a directory of the file system.
-func CheckDir(dir string) ([]Problem, error) { return Check(os.DirFS(dir)) }

@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -8,7 +9,7 @@ import (
 
 // TestRepositoryLinks checks the repository's own Markdown.
 func TestRepositoryLinks(t *testing.T) {
-	problems, err := CheckDir("../..")
+	problems, err := Check(os.DirFS("../.."))
 	if err != nil {
 		t.Fatal(err)
 	}
