@@ -7,7 +7,6 @@
 package doccheck
 
 import (
-	"bufio"
 	"fmt"
 	"io/fs"
 	"path"
@@ -135,16 +134,14 @@ func Links(text string) []Link {
 // not inside a fenced code block, nor a fence itself.
 func outsideCode(text string, f func(n int, line string)) {
 	fenced := false
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
 			fenced = !fenced
 			continue
 		}
 		if !fenced {
-			f(n, line)
+			f(i+1, line)
 		}
 	}
 }

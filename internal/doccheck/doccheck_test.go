@@ -62,3 +62,20 @@ func TestCheck(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestLinksAfterLongLine: a line of any length (here 2 MiB, past a
+// default line scanner's limit) neither ends the scan nor hides the links
+// after it, and CRLF line ends do not reach the targets.
+func TestLinksAfterLongLine(t *testing.T) {
+	text := strings.Repeat("x", 2<<20) + "\r\n[a](a.md)\r\n```\n[b](b.md)\n```\n[c](c.md#top)\r\n"
+	got := Links(text)
+	want := []Link{{Line: 2, Target: "a.md"}, {Line: 6, Target: "c.md#top"}}
+	if len(got) != len(want) {
+		t.Fatalf("Links = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("link %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
