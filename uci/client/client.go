@@ -52,6 +52,10 @@ const (
 	XBoard Protocol = "xboard"
 )
 
+// DefaultMaxLinesPerSecond is the output rate above which an engine is
+// taken for a runaway and killed (ErrFlood), unless Spec sets another.
+const DefaultMaxLinesPerSecond = 10000
+
 // Spec says how to run and set up an engine.
 type Spec struct {
 	// Argv is the program and its arguments, run without a shell.
@@ -77,7 +81,12 @@ type Spec struct {
 	// StopGrace is how long a search may take to answer stop (default
 	// 500 ms); past it the engine is killed (ErrHang).
 	StopGrace time.Duration
-	// MaxLinesPerSecond bounds the output rate (default 1000; real engines print tens a second).
+	// MaxLinesPerSecond bounds the output rate (default
+	// DefaultMaxLinesPerSecond). Engines print tens of lines a second while
+	// they search, but in bursts far more: Stockfish prints a line for every
+	// depth up to 245 once it has found a mate, each search, and several
+	// quick searches (pondering, a bullet clock) put over 1,000 lines into
+	// one second. Only a runaway engine goes beyond the default.
 	MaxLinesPerSecond int
 	// Log, if set, sees every line sent (">") and received ("<").
 	Log func(dir, line string)
@@ -233,7 +242,7 @@ func Start(ctx context.Context, spec Spec) (*Engine, error) {
 		spec.StopGrace = 500 * time.Millisecond
 	}
 	if spec.MaxLinesPerSecond <= 0 {
-		spec.MaxLinesPerSecond = 1000
+		spec.MaxLinesPerSecond = DefaultMaxLinesPerSecond
 	}
 	var drv driver
 	switch spec.Protocol {

@@ -154,8 +154,14 @@ func TestUCIFaults(t *testing.T) {
 			}
 		})
 	}
+	// A burst of 5,000 lines at once, as real engines print on a found
+	// mate over a few quick searches, is not a flood: the search answers.
+	e := startRelay(t, "burst", 0, nil)
+	if res, err := e.Go(context.Background(), italian, Limits{Depth: 2}, nil).Wait(); err != nil || !validMove(res.Move) {
+		t.Fatalf("after a burst: %+v, %v", res, err)
+	}
 	// "bestmove a1a1" is well formed; its legality is the caller's call.
-	e := startRelay(t, "illegal", 0, nil)
+	e = startRelay(t, "illegal", 0, nil)
 	if res, err := e.Go(context.Background(), italian, Limits{Depth: 1}, nil).Wait(); err != nil || res.Move != "a1a1" {
 		t.Fatalf("%+v, %v", res, err)
 	}

@@ -12,6 +12,9 @@
 //	illegal    answer that search with "bestmove a1a1"
 //	malformed  answer that search with "bestmove banana"
 //	flood      at that search, print info lines without end
+//	burst      at that search, print 5,000 info lines at once, then search
+//	           as asked (a legitimate burst: Stockfish prints a line per
+//	           depth up to 245 on a found mate, and more with MultiPV)
 //	early      answer ponder searches at once, before ponderhit or stop
 //	noready    never answer isready
 //	nouciok    never answer uci
@@ -116,6 +119,10 @@ func main() {
 				case "flood":
 					for i := 0; ; i++ {
 						write(fmt.Sprintf("info depth 1 score cp %d nodes %d pv e2e4", i%100, i))
+					}
+				case "burst":
+					for i := 1; i <= 5000; i++ {
+						write(fmt.Sprintf("info depth %d seldepth 2 score mate 1 nodes %d pv e2e4", i%246, i))
 					}
 				}
 			}
