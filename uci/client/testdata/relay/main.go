@@ -122,7 +122,7 @@ func main() {
 					}
 				case "burst":
 					for i := 1; i <= 5000; i++ {
-						write(fmt.Sprintf("info depth %d seldepth 2 score mate 1 nodes %d pv e2e4", i%246, i))
+						write(fmt.Sprintf("info depth %d seldepth 2 score mate 1 nodes %d pv e2e4", 1+i%245, i))
 					}
 				}
 			}
