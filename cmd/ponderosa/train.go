@@ -38,6 +38,7 @@ func cmdTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&c.Scale, "scale", 200, "centipawns per logit unit (target sigmoid(score/scale))")
 	fs.IntVar(&c.Threads, "threads", runtime.NumCPU(), "training threads")
 	fs.IntVar(&c.ValEvery, "val-every", 50, "hold out every Nth record for validation")
+	fs.IntVar(&c.ValBlock, "val-block", 0, "hold out runs of this many consecutive records (every --val-every-th run), mostly whole games, instead of single records (0: single records)")
 	fs.IntVar(&c.MaxRecords, "max-records", 0, "use at most this many records (0: all)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed (initial weights, shuffling)")
 	fs.BoolVar(&c.Mirror, "mirror", true, "also train on every position mirrored left to right, where no side may still castle (--mirror=false: not)")

@@ -42,7 +42,8 @@ type Config struct {
 	Lambda      float64 // weight of the game result in the target (0: score only, 1: result only)
 	Scale       float64 // centipawns per logit unit: target sigmoid(score/Scale), eval y·Scale
 	Threads     int
-	ValEvery    int    // every ValEvery-th record is held out for validation
+	ValEvery    int    // every ValEvery-th record (or run of ValBlock records) is held out for validation
+	ValBlock    int    // above 1: hold out whole runs of this many consecutive records (Config.heldOut)
 	ChunkSize   int    // records read, shuffled and trained on at a time
 	MaxRecords  int    // use at most this many records of the file (0: all)
 	Seed        uint64 // initial weights and shuffling
@@ -678,7 +679,21 @@ func save(cfg Config, m *Model, val []sample, gs []*grads, st *EpochStats) error
 	return nil
 }
 
-// loadValidation reads the held-out records (every ValEvery-th) and
+// heldOut reports whether record i of the data file is a validation record:
+// every ValEvery-th record, or with ValBlock above 1 every ValEvery-th run
+// of ValBlock consecutive records. Records are written game by game, so a
+// run of a few thousand holds mostly whole games the network never trains
+// on, while every 50th single record comes from the very games trained on
+// and a fine-tune at a low rate can lower that loss by learning those
+// games without evaluating any better.
+func (c *Config) heldOut(i int) bool {
+	if c.ValBlock > 1 {
+		i /= c.ValBlock
+	}
+	return i%c.ValEvery == 0
+}
+
+// loadValidation reads the held-out records (Config.heldOut) and
 // counts the records used.
 func loadValidation(cfg Config) ([]sample, int, error) {
 	f, err := os.Open(cfg.Data)
@@ -698,7 +713,7 @@ func loadValidation(cfg Config) ([]sample, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if i%cfg.ValEvery == 0 {
+		if cfg.heldOut(i) {
 			var s sample
 			makeSample(&rec, cfg.Lambda, cfg.Scale, &s)
 			val = append(val, s)
@@ -739,7 +754,7 @@ func streamChunks(cfg Config, rng *rand.Rand, f func([]sample) error) error {
 		}
 		chunk = chunk[:0]
 		for i := lo; i < hi; i++ {
-			if i%cfg.ValEvery == 0 {
+			if cfg.heldOut(i) {
 				continue
 			}
 			off := (i - lo) * nnuedata.RecordSize

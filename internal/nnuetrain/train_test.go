@@ -599,3 +599,75 @@ func BenchmarkBatch(b *testing.B) {
 		}
 	}
 }
+
+// TestValidationBlocks checks that --val-block holds out whole runs of
+// consecutive records, and that the trainer's two readers (validation and
+// training) agree on which: each record lands in exactly one of them.
+func TestValidationBlocks(t *testing.T) {
+	const n = 30
+	pos, err := board.ParseFEN("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "d.bin")
+	w, err := nnuedata.OpenAppend(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		r := nnuedata.FromPosition(&pos, int16(i), nnuedata.DrawGame) // the score names the record
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		every, block int
+		held         []int
+	}{
+		{3, 4, []int{0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27}},
+		{3, 0, []int{0, 3, 6, 9, 12, 15, 18, 21, 24, 27}},
+		{3, 1, []int{0, 3, 6, 9, 12, 15, 18, 21, 24, 27}},
+		{2, 7, []int{0, 1, 2, 3, 4, 5, 6, 14, 15, 16, 17, 18, 19, 20, 28, 29}},
+	} {
+		cfg := Config{Data: data, ValEvery: tc.every, ValBlock: tc.block, ChunkSize: 8}
+		cfg.defaults()
+		val, total, err := loadValidation(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != n {
+			t.Fatalf("every %d block %d: %d records counted, want %d", tc.every, tc.block, total, n)
+		}
+		seen := make(map[int]string)
+		for _, s := range val {
+			seen[int(s.score)] = "validation"
+		}
+		err = streamChunks(cfg, rand.New(rand.NewPCG(1, 2)), func(c []sample) error {
+			for _, s := range c {
+				if where, ok := seen[int(s.score)]; ok {
+					t.Errorf("every %d block %d: record %d both in %s and in training", tc.every, tc.block, s.score, where)
+				}
+				seen[int(s.score)] = "training"
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var held []int
+		for i := range n {
+			switch seen[i] {
+			case "validation":
+				held = append(held, i)
+			case "":
+				t.Errorf("every %d block %d: record %d in neither", tc.every, tc.block, i)
+			}
+		}
+		if fmt.Sprint(held) != fmt.Sprint(tc.held) {
+			t.Errorf("every %d block %d: held out %v, want %v", tc.every, tc.block, held, tc.held)
+		}
+	}
+}
