@@ -246,6 +246,10 @@ func parseRegister(line string, args []token) Register {
 	r := Register{}
 	field := ""
 	var name, code []token
+	// Each field is the one run of words after its first keyword: a
+	// repeated "name" or "code" ends the field before it and opens none, so
+	// a value never spans another field (which would not read back the same).
+	seen := map[string]bool{}
 	for _, a := range args {
 		switch a.s {
 		case "later":
@@ -253,7 +257,11 @@ func parseRegister(line string, args []token) Register {
 			field = ""
 			continue
 		case "name", "code":
-			field = a.s
+			field = ""
+			if !seen[a.s] {
+				seen[a.s] = true
+				field = a.s
+			}
 			continue
 		}
 		switch field {

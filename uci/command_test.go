@@ -29,6 +29,7 @@ func TestParse(t *testing.T) {
 		{"setoption name Hash value", SetOption{Name: "Hash", HasValue: true}},
 		{"register later", Register{Later: true}},
 		{"register name Stefan MK code 4359874324", Register{Name: "Stefan MK", Code: "4359874324"}},
+		{"register name a b code 1 name c code 2", Register{Name: "a b", Code: "1"}},
 		{"ucinewgame", NewGame{}},
 		{"position startpos", Position{}},
 		{"position startpos moves e2e4 e7e5", Position{Moves: []string{"e2e4", "e7e5"}}},
