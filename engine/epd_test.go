@@ -139,9 +139,9 @@ func TestWACSubset(t *testing.T) {
 // wacSubsetMissed are, for each evaluation, the positions of WAC 1-20 the
 // search misses at depth 10. The hand-crafted evaluation misses WAC.002,
 // the rook sacrifice Rxb2, whose point, a queening pawn, lies beyond that
-// horizon. The built-in network (network 13, nn-605a1849c8c9) misses it
+// horizon. The built-in network (network 14, nn-3e5e391626c1) misses it
 // too; it finds WAC.018 (Rh8, the skewer that wins the rook if it takes the
-// pawn), as networks 1, 3, 5, 7, 8 and 12 did and network 2 did not.
+// pawn), as networks 1, 3, 5, 7, 8, 12 and 13 did and network 2 did not.
 var wacSubsetMissed = map[string]map[string]bool{
 	"hce":  {"WAC.002": true},
 	"nnue": {"WAC.002": true},
